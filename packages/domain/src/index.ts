@@ -1,0 +1,3 @@
+export * from './shared/domain-error';
+export * from './shared/scope';
+export * from './requirements/questionnaire.types';
