@@ -1,0 +1,2 @@
+export * from './npi';
+export * from './organization-directory.port';

@@ -1,0 +1,65 @@
+import { join } from 'node:path';
+import type { DataSource } from 'typeorm';
+import { createDataSource } from './data-source';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './embedded-postgres';
+import { migrate } from './migration-runner';
+
+export interface DatabaseBootstrapOptions {
+  /** When set, used as is; otherwise an embedded PostgreSQL is started. */
+  databaseUrl?: string;
+  /** Folder for the embedded server's persistent data (`<dataDir>/postgres`); a throwaway one when absent. */
+  dataDir?: string;
+  embeddedPort?: number;
+  poolSize?: number;
+  statementTimeoutMs?: number;
+  applicationName?: string;
+  runMigrations?: boolean;
+  onLog?: (line: string) => void;
+}
+
+export interface BootstrappedDatabase {
+  url: string;
+  dataSource: DataSource;
+  embedded: EmbeddedPostgresHandle | null;
+  /** Closes the pool, then stops the embedded server when this process started it. */
+  close(): Promise<void>;
+}
+
+/**
+ * The one way apps, the admin CLI and tests get a database: `DATABASE_URL` when given, else a real embedded
+ * PostgreSQL; then the committed migrations.
+ */
+export async function bootstrapDatabase(options: DatabaseBootstrapOptions): Promise<BootstrappedDatabase> {
+  const embedded = options.databaseUrl
+    ? null
+    : await startEmbeddedPostgres({
+        dataDir: options.dataDir ? join(options.dataDir, 'postgres') : undefined,
+        port: options.embeddedPort,
+        persistent: Boolean(options.dataDir),
+        onLog: options.onLog,
+      });
+  const url = options.databaseUrl ?? embedded!.url;
+  const dataSource = createDataSource({
+    url,
+    poolSize: options.poolSize,
+    statementTimeoutMs: options.statementTimeoutMs,
+    applicationName: options.applicationName,
+  });
+  try {
+    await dataSource.initialize();
+    if (options.runMigrations ?? true) await migrate(dataSource);
+  } catch (error) {
+    if (dataSource.isInitialized) await dataSource.destroy();
+    await embedded?.stop();
+    throw error;
+  }
+  return {
+    url,
+    dataSource,
+    embedded,
+    close: async () => {
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await embedded?.stop();
+    },
+  };
+}

@@ -1,0 +1,5 @@
+import { ApiKeyEntity, OrganizationEntity, ProviderNpiEntity } from './tenancy.entity';
+
+export * from './tenancy.entity';
+
+export const ENTITY_SCHEMAS = [OrganizationEntity, ProviderNpiEntity, ApiKeyEntity];

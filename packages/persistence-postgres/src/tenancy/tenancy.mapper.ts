@@ -1,0 +1,17 @@
+import type { ApiKeyRecord, Organization } from '@prior-auth/domain';
+import type { ApiKeyRow, OrganizationRow } from '../entities';
+
+export const toOrganization = (row: OrganizationRow): Organization => ({
+  id: row.id,
+  name: row.name,
+  createdAt: row.created_at,
+});
+
+export const toApiKeyRecord = (row: ApiKeyRow): ApiKeyRecord => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  environment: row.environment,
+  displayPrefix: row.display_prefix,
+  createdAt: row.created_at,
+  revokedAt: row.revoked_at,
+});

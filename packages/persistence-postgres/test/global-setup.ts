@@ -1,0 +1,3 @@
+import { setupTestDatabase } from '../src/database/test-database';
+
+export default setupTestDatabase;

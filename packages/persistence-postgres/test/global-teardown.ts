@@ -1,0 +1,3 @@
+import { teardownTestDatabase } from '../src/database/test-database';
+
+export default teardownTestDatabase;

@@ -1,0 +1,6 @@
+export * from './config';
+export * from './logger';
+export * from './ids';
+export * from './api-keys';
+export * from './signing';
+export * from './shutdown';
