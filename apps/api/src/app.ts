@@ -1,0 +1,49 @@
+import type { AppConfig, Logger } from '@prior-auth/platform';
+import express, { type Express, type RequestHandler } from 'express';
+import helmet from 'helmet';
+import type { Container } from 'inversify';
+import { ApiKeyAuthenticator } from './auth/api-key-authenticator';
+import { authenticationMiddleware } from './auth/authentication.middleware';
+import { HealthController } from './health/health.controller';
+import { accessLogMiddleware } from './http/access-log.middleware';
+import { asyncHandler } from './http/async-handler';
+import { errorHandler } from './http/error-handler';
+import { HttpError } from './http/http-error';
+import { requestIdMiddleware } from './http/request-id.middleware';
+import { TOKENS } from './tokens';
+
+const methodNotAllowed: RequestHandler = (req, _res, next) =>
+  next(new HttpError(405, 'method_not_allowed', `${req.method} is not allowed on this path.`));
+
+/** The Express application for one container; tests drive it with supertest, `main` with a real server. */
+export function createApp(container: Container): Express {
+  const config = container.get<AppConfig>(TOKENS.Config);
+  const logger = container.get<Logger>(TOKENS.Logger);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', false);
+
+  app.use(requestIdMiddleware);
+  app.use(accessLogMiddleware(logger));
+  app.use(helmet());
+  app.use((_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  app.use(express.json({ limit: config.REQUEST_BODY_LIMIT_BYTES, type: () => true, strict: true }));
+
+  const health = container.get(HealthController);
+  app
+    .route('/health')
+    .get(asyncHandler((req, res) => health.get(req, res)))
+    .all(methodNotAllowed);
+
+  const v1 = express.Router();
+  v1.use(authenticationMiddleware(container.get(ApiKeyAuthenticator)));
+  app.use('/v1', v1);
+
+  app.use((req, _res, next) => next(new HttpError(404, 'not_found', `No route matches ${req.method} ${req.path}.`)));
+  app.use(errorHandler(logger));
+  return app;
+}

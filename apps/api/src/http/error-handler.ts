@@ -1,0 +1,84 @@
+import { isDomainError } from '@prior-auth/domain';
+import type { Logger } from '@prior-auth/platform';
+import type { ErrorRequestHandler, Response } from 'express';
+import { DOMAIN_ERROR_HTTP_STATUS } from './error-mapping';
+import { HttpError, type ValidationIssue } from './http-error';
+import { requestContext } from './request-context';
+
+export interface ErrorEnvelope {
+  error: {
+    code: string;
+    message: string;
+    retryable: boolean;
+    details: Record<string, unknown>;
+    issues: ValidationIssue[];
+  };
+  requestId: string;
+}
+
+export function errorEnvelope(
+  requestId: string,
+  code: string,
+  message: string,
+  options: { retryable?: boolean; details?: Record<string, unknown>; issues?: ValidationIssue[] } = {},
+): ErrorEnvelope {
+  return {
+    error: {
+      code,
+      message,
+      retryable: options.retryable ?? false,
+      details: options.details ?? {},
+      issues: options.issues ?? [],
+    },
+    requestId,
+  };
+}
+
+/** Turns any thrown error into the spec's envelope; unknown errors become a 500 with no internals exposed. */
+export function toErrorResponse(error: unknown, requestId: string): { status: number; body: ErrorEnvelope; headers: Record<string, string> } {
+  if (error instanceof HttpError) {
+    return {
+      status: error.status,
+      headers: error.options.headers ?? {},
+      body: errorEnvelope(requestId, error.code, error.message, error.options),
+    };
+  }
+  if (isDomainError(error)) {
+    return {
+      status: DOMAIN_ERROR_HTTP_STATUS[error.code],
+      headers: {},
+      body: errorEnvelope(requestId, error.code, error.message, { details: error.details, retryable: error.retryable }),
+    };
+  }
+  const bodyParserError = error as { type?: string; status?: number };
+  if (bodyParserError.type === 'entity.too.large') {
+    return { status: 413, headers: {}, body: errorEnvelope(requestId, 'payload_too_large', 'The request body is too large.') };
+  }
+  if (bodyParserError.type === 'entity.parse.failed') {
+    return { status: 400, headers: {}, body: errorEnvelope(requestId, 'bad_request', 'The request body is not valid JSON.') };
+  }
+  if (typeof bodyParserError.type === 'string' && bodyParserError.status && bodyParserError.status < 500) {
+    return { status: 400, headers: {}, body: errorEnvelope(requestId, 'bad_request', 'The request body could not be read.') };
+  }
+  return {
+    status: 500,
+    headers: {},
+    body: errorEnvelope(requestId, 'internal_error', 'An unexpected error occurred; it is safe to retry.', { retryable: true }),
+  };
+}
+
+export function sendError(res: Response, error: unknown, requestId: string): void {
+  const { status, body, headers } = toErrorResponse(error, requestId);
+  res.status(status).set(headers).json(body);
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const { requestId } = requestContext(req);
+    const { status } = toErrorResponse(error, requestId);
+    // Only the error's class and message reach the log: bodies (PHI) never do.
+    if (status >= 500) logger.error({ requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message, stack: (error as Error)?.stack } }, 'request failed');
+    if (res.headersSent) return;
+    sendError(res, error, requestId);
+  };
+}

@@ -1,0 +1,35 @@
+import type { DomainErrorCode } from '@prior-auth/domain';
+
+/**
+ * The one table from domain error codes to HTTP statuses. Typed as a total record, so adding a code to the
+ * domain catalog without deciding its status fails the type check.
+ */
+export const DOMAIN_ERROR_HTTP_STATUS: Record<DomainErrorCode, number> = {
+  authorization_not_found: 404,
+  file_not_found: 404,
+  attachment_not_found: 404,
+  provider_not_found: 404,
+  payer_not_found: 404,
+  manual_handoff_not_found: 404,
+  final_submission_policy_required: 400,
+  authorization_not_mutable: 409,
+  authorization_not_confirmable: 409,
+  authorization_not_cancelable: 409,
+  next_action_required: 409,
+  next_action_mismatch: 409,
+  next_action_not_confirmable: 409,
+  requirements_not_satisfied: 409,
+  review_stale: 409,
+  version_conflict: 409,
+  file_not_ready: 409,
+  file_upload_incomplete: 409,
+  file_already_completed: 409,
+  file_content_mismatch: 422,
+  unsupported_template_selection: 409,
+  portal_auth_mode_unsupported: 422,
+  manual_handoff_not_allowed: 409,
+  manual_handoff_invalid_state: 409,
+  invalid_transition: 409,
+  template_invalid: 500,
+  auth_provider_unavailable: 503,
+};

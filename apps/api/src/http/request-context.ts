@@ -1,0 +1,33 @@
+import type { TenantScope } from '@prior-auth/domain';
+import type { Request } from 'express';
+
+export interface AuthenticatedKey {
+  apiKeyId: string;
+  scope: TenantScope;
+}
+
+/** Per-request data attached by the middlewares; kept off `req` properties typed by Express itself. */
+export interface RequestContext {
+  requestId: string;
+  startedAt: bigint;
+  auth?: AuthenticatedKey;
+}
+
+const CONTEXT = Symbol('requestContext');
+
+export function setRequestContext(req: Request, context: RequestContext): void {
+  (req as unknown as Record<symbol, RequestContext>)[CONTEXT] = context;
+}
+
+export function requestContext(req: Request): RequestContext {
+  const context = (req as unknown as Record<symbol, RequestContext | undefined>)[CONTEXT];
+  if (!context) throw new Error('request context missing: is the request-id middleware installed first?');
+  return context;
+}
+
+/** The caller's tenant scope; only valid behind the authentication middleware. */
+export function scopeOf(req: Request): TenantScope {
+  const auth = requestContext(req).auth;
+  if (!auth) throw new Error('unauthenticated request reached an authenticated handler');
+  return auth.scope;
+}

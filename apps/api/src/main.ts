@@ -1,0 +1,44 @@
+import 'reflect-metadata';
+import { resolve } from 'node:path';
+import { ConfigError, createLogger, loadConfig, onShutdownSignal } from '@prior-auth/platform';
+import { bootstrapDatabase } from '@prior-auth/persistence-postgres';
+import { createApp } from './app';
+import { buildContainer } from './container';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger({ name: 'api', level: config.LOG_LEVEL });
+  const database = await bootstrapDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: resolve(config.PRIOR_AUTH_DATA_DIR ?? '.data'),
+    embeddedPort: config.EMBEDDED_POSTGRES_PORT,
+    poolSize: config.DATABASE_POOL_SIZE,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    applicationName: 'prior-auth-api',
+  });
+  const app = createApp(buildContainer({ config, logger, dataSource: database.dataSource }));
+  const server = app.listen(config.PORT, config.HOST, () => {
+    logger.info({ host: config.HOST, port: config.PORT }, `API listening on http://${config.HOST}:${config.PORT}`);
+  });
+  server.keepAliveTimeout = 5_000;
+
+  onShutdownSignal(async () => {
+    // Stop accepting connections, let in-flight requests finish, then drop idle keep-alive sockets.
+    const closed = new Promise<void>((done) => server.close(() => done()));
+    server.closeIdleConnections();
+    const grace = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
+    await closed;
+    clearTimeout(grace);
+    await database.close();
+    logger.info('API stopped');
+  }, (message) => logger.info(message));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+  } else {
+    console.error('API failed to start:', error instanceof Error ? error.message : error);
+  }
+  process.exit(1);
+});

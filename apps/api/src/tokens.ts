@@ -1,0 +1,8 @@
+/** Inversify identifiers for everything the composition root binds. */
+export const TOKENS = {
+  Config: Symbol.for('Config'),
+  Logger: Symbol.for('Logger'),
+  DataSource: Symbol.for('DataSource'),
+  OrganizationDirectory: Symbol.for('OrganizationDirectory'),
+  ServedEnvironments: Symbol.for('ServedEnvironments'),
+} as const;
