@@ -1,1 +1,4 @@
-module.exports = require('../../jest.preset.js')(__dirname);
+module.exports = require('../../jest.preset.js')(__dirname, {
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
+});

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
-import { resolve } from 'node:path';
-import { ConfigError, createLogger, loadConfig, onShutdownSignal } from '@prior-auth/platform';
+import { ConfigError, createLogger, dataDir, loadConfig, onShutdownSignal } from '@prior-auth/platform';
 import { bootstrapDatabase } from '@prior-auth/persistence-postgres';
 import { createApp } from './app';
 import { buildContainer } from './container';
@@ -10,7 +9,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ name: 'api', level: config.LOG_LEVEL });
   const database = await bootstrapDatabase({
     databaseUrl: config.DATABASE_URL,
-    dataDir: resolve(config.PRIOR_AUTH_DATA_DIR ?? '.data'),
+    dataDir: dataDir(),
     embeddedPort: config.EMBEDDED_POSTGRES_PORT,
     poolSize: config.DATABASE_POOL_SIZE,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,

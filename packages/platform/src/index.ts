@@ -4,3 +4,5 @@ export * from './ids';
 export * from './api-keys';
 export * from './signing';
 export * from './shutdown';
+export * from './provisioning';
+export * from './data-dir';

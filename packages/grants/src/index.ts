@@ -1,0 +1,2 @@
+// Signed, expiring access-grant capabilities land here (manual handoffs issue).
+export {};

@@ -1,0 +1,2 @@
+// PayerPortal adapters, starting with the deterministic sandbox payer, land here (worker issue).
+export {};
