@@ -23,5 +23,6 @@ module.exports = (packageDir, overrides = {}) => ({
     '^@prior-auth/([a-z-]+)$': path.join(__dirname, 'packages/$1/src'),
   },
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  reporters: ['default', path.join(__dirname, '.ci/jest-summary-reporter.js')],
   ...overrides,
 });

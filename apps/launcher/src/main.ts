@@ -62,6 +62,8 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const folder = dataDir();
   mkdirSync(folder, { recursive: true });
+  // Lets scripts stop this stack (as Ctrl-C would) without matching process names.
+  writeFileSync(join(folder, 'launcher.pid'), String(process.pid));
   say(config.DATABASE_URL ? 'using DATABASE_URL' : `starting embedded PostgreSQL (data in ${folder}/postgres)`);
   const database = await bootstrapDatabase({
     databaseUrl: config.DATABASE_URL,

@@ -1,0 +1,2 @@
+// Deliberate violation: nothing imports an app.
+export * from '../../../../apps/api/src/app';
