@@ -14,7 +14,8 @@ export interface CliIo {
 }
 
 const environmentOption = (value: string): Environment => {
-  if (value !== 'sandbox' && value !== 'production') throw new InvalidArgumentError('must be sandbox or production');
+  if (value !== 'sandbox' && value !== 'production')
+    throw new InvalidArgumentError('must be sandbox or production');
   return value;
 };
 
@@ -59,8 +60,11 @@ export function buildCli(directory: () => Promise<OrganizationDirectory>, io: Cl
     .option('--json', 'print JSON only')
     .action(async (options: { name: string; json?: boolean }) => {
       const name = options.name.trim();
-      if (!name || name.length > 200) throw new ProvisioningError('the organization name must have 1 to 200 characters');
-      const created = await (await directory()).createOrganization({ id: new RandomIdGenerator().newId('org'), name });
+      if (!name || name.length > 200)
+        throw new ProvisioningError('the organization name must have 1 to 200 characters');
+      const created = await (
+        await directory()
+      ).createOrganization({ id: new RandomIdGenerator().newId('org'), name });
       print(io, options.json, created, `organization ${created.id} (${created.name}) created`);
     });
   org
@@ -68,7 +72,12 @@ export function buildCli(directory: () => Promise<OrganizationDirectory>, io: Cl
     .option('--json', 'print JSON only')
     .action(async (options: { json?: boolean }) => {
       const list = await (await directory()).listOrganizations();
-      print(io, options.json, list, list.map((o) => `${o.id}\t${o.name}\t${o.createdAt.toISOString()}`).join('\n') || '(none)');
+      print(
+        io,
+        options.json,
+        list,
+        list.map((o) => `${o.id}\t${o.name}\t${o.createdAt.toISOString()}`).join('\n') || '(none)',
+      );
     });
 
   const npi = program.command('npi').description('provider NPIs of an organization');
@@ -79,7 +88,8 @@ export function buildCli(directory: () => Promise<OrganizationDirectory>, io: Cl
     .action(async (options: { org: string; npi: string }) => {
       assertValidNpi(options.npi);
       const dir = await directory();
-      if (!(await dir.findOrganization(options.org))) throw new ProvisioningError(`organization ${options.org} does not exist`);
+      if (!(await dir.findOrganization(options.org)))
+        throw new ProvisioningError(`organization ${options.org} does not exist`);
       await dir.registerProviderNpi(options.org, options.npi);
       io.out(`NPI ${options.npi} registered for ${options.org}`);
     });
@@ -109,7 +119,12 @@ export function buildCli(directory: () => Promise<OrganizationDirectory>, io: Cl
     .option('--json', 'print JSON only')
     .action(async (options: { org: string; env: Environment; json?: boolean }) => {
       const issued = await issueApiKey(await directory(), options.org, options.env);
-      print(io, options.json, issued, `${options.env} key ${issued.id}: ${issued.secret}\nStore it now: it is not shown again.`);
+      print(
+        io,
+        options.json,
+        issued,
+        `${options.env} key ${issued.id}: ${issued.secret}\nStore it now: it is not shown again.`,
+      );
     });
   key
     .command('list')
@@ -122,7 +137,10 @@ export function buildCli(directory: () => Promise<OrganizationDirectory>, io: Cl
         options.json,
         list,
         list
-          .map((k) => `${k.id}\t${k.environment}\t${k.displayPrefix}…\t${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active'}`)
+          .map(
+            (k) =>
+              `${k.id}\t${k.environment}\t${k.displayPrefix}…\t${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active'}`,
+          )
           .join('\n') || '(none)',
       );
     });
@@ -130,7 +148,8 @@ export function buildCli(directory: () => Promise<OrganizationDirectory>, io: Cl
     .command('revoke')
     .argument('<keyId>')
     .action(async (keyId: string) => {
-      if (!(await (await directory()).revokeApiKey(keyId))) throw new ProvisioningError(`no active key ${keyId}`);
+      if (!(await (await directory()).revokeApiKey(keyId)))
+        throw new ProvisioningError(`no active key ${keyId}`);
       io.out(`key ${keyId} revoked`);
     });
 

@@ -1,11 +1,18 @@
-import { bootstrapDatabase, TypeOrmOrganizationDirectory, type BootstrappedDatabase } from '@prior-auth/persistence-postgres';
+import {
+  bootstrapDatabase,
+  TypeOrmOrganizationDirectory,
+  type BootstrappedDatabase,
+} from '@prior-auth/persistence-postgres';
 import { ConfigError, dataDir, isProvisioningError, loadConfig } from '@prior-auth/platform';
 import { CommanderError } from 'commander';
 import { buildCli } from './cli';
 
 async function main(): Promise<number> {
   let database: BootstrappedDatabase | undefined;
-  const io = { out: (s: string) => process.stdout.write(`${s}\n`), err: (s: string) => process.stderr.write(`${s}\n`) };
+  const io = {
+    out: (s: string) => process.stdout.write(`${s}\n`),
+    err: (s: string) => process.stderr.write(`${s}\n`),
+  };
   try {
     const config = loadConfig();
     // Opened lazily so `--help` and argument errors need no database.

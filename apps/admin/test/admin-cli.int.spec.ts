@@ -15,9 +15,12 @@ describe('admin CLI', () => {
   async function run(...args: string[]): Promise<{ out: string[]; err: string[] }> {
     const out: string[] = [];
     const err: string[] = [];
-    await buildCli(async () => directory, { out: (s) => out.push(s), err: (s) => err.push(s) }).parseAsync(args, {
-      from: 'user',
-    });
+    await buildCli(async () => directory, { out: (s) => out.push(s), err: (s) => err.push(s) }).parseAsync(
+      args,
+      {
+        from: 'user',
+      },
+    );
     return { out, err };
   }
 
@@ -32,21 +35,27 @@ describe('admin CLI', () => {
     // Only hashes are stored, and they match the printed secrets.
     const stored = await directory.findActiveApiKeyByHash(hashApiKey(result.apiKeys.sandbox));
     expect(stored).toMatchObject({ organizationId: result.organizationId, environment: 'sandbox' });
-    const rows = await dataSource.query('SELECT key_hash FROM api_keys WHERE organization_id = $1', [result.organizationId]);
+    const rows = await dataSource.query('SELECT key_hash FROM api_keys WHERE organization_id = $1', [
+      result.organizationId,
+    ]);
     expect(JSON.stringify(rows)).not.toContain(result.apiKeys.sandbox);
     expect(await directory.listProviderNpis(result.organizationId)).toEqual(['1234567893']);
   });
 
   it('refuses an NPI with a wrong check digit and creates nothing', async () => {
     const before = (await directory.listOrganizations()).length;
-    await expect(run('bootstrap', '--name', 'Bad NPI', '--npi', '1234567890', '--json')).rejects.toThrow(/not a valid NPI/);
+    await expect(run('bootstrap', '--name', 'Bad NPI', '--npi', '1234567890', '--json')).rejects.toThrow(
+      /not a valid NPI/,
+    );
     expect((await directory.listOrganizations()).length).toBe(before);
   });
 
   it('creates, lists and revokes keys, and manages NPIs', async () => {
     const { out } = await run('org', 'create', '--name', 'Hill Clinic', '--json');
     const org = JSON.parse(out[0]!);
-    const created = JSON.parse((await run('key', 'create', '--org', org.id, '--env', 'production', '--json')).out[0]!);
+    const created = JSON.parse(
+      (await run('key', 'create', '--org', org.id, '--env', 'production', '--json')).out[0]!,
+    );
     expect(created.secret).toMatch(/^pa_live_/);
     await run('key', 'revoke', created.id);
     const keys = JSON.parse((await run('key', 'list', '--org', org.id, '--json')).out[0]!);
@@ -61,7 +70,11 @@ describe('admin CLI', () => {
   });
 
   it('refuses a key for an unknown organization or environment', async () => {
-    await expect(run('key', 'create', '--org', 'org_missing', '--env', 'sandbox')).rejects.toThrow(/does not exist/);
-    await expect(run('key', 'create', '--org', 'org_missing', '--env', 'staging')).rejects.toThrow(/sandbox or production/);
+    await expect(run('key', 'create', '--org', 'org_missing', '--env', 'sandbox')).rejects.toThrow(
+      /does not exist/,
+    );
+    await expect(run('key', 'create', '--org', 'org_missing', '--env', 'staging')).rejects.toThrow(
+      /sandbox or production/,
+    );
   });
 });

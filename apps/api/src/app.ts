@@ -43,7 +43,9 @@ export function createApp(container: Container): Express {
   v1.use(authenticationMiddleware(container.get(ApiKeyAuthenticator)));
   app.use('/v1', v1);
 
-  app.use((req, _res, next) => next(new HttpError(404, 'not_found', `No route matches ${req.method} ${req.path}.`)));
+  app.use((req, _res, next) =>
+    next(new HttpError(404, 'not_found', `No route matches ${req.method} ${req.path}.`)),
+  );
   app.use(errorHandler(logger));
   return app;
 }

@@ -21,7 +21,9 @@ export function buildContainer(deps: ApiDependencies): Container {
   container.bind(TOKENS.Config).toConstantValue(deps.config);
   container.bind(TOKENS.Logger).toConstantValue(deps.logger);
   container.bind(TOKENS.DataSource).toConstantValue(deps.dataSource);
-  container.bind(TOKENS.ServedEnvironments).toConstantValue(deps.servedEnvironments ?? ['sandbox', 'production']);
+  container
+    .bind(TOKENS.ServedEnvironments)
+    .toConstantValue(deps.servedEnvironments ?? ['sandbox', 'production']);
   container
     .bind<OrganizationDirectory>(TOKENS.OrganizationDirectory)
     .toConstantValue(new TypeOrmOrganizationDirectory(deps.dataSource));

@@ -17,20 +17,26 @@ async function main(): Promise<void> {
   });
   const app = createApp(buildContainer({ config, logger, dataSource: database.dataSource }));
   const server = app.listen(config.PORT, config.HOST, () => {
-    logger.info({ host: config.HOST, port: config.PORT }, `API listening on http://${config.HOST}:${config.PORT}`);
+    logger.info(
+      { host: config.HOST, port: config.PORT },
+      `API listening on http://${config.HOST}:${config.PORT}`,
+    );
   });
   server.keepAliveTimeout = 5_000;
 
-  onShutdownSignal(async () => {
-    // Stop accepting connections, let in-flight requests finish, then drop idle keep-alive sockets.
-    const closed = new Promise<void>((done) => server.close(() => done()));
-    server.closeIdleConnections();
-    const grace = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
-    await closed;
-    clearTimeout(grace);
-    await database.close();
-    logger.info('API stopped');
-  }, (message) => logger.info(message));
+  onShutdownSignal(
+    async () => {
+      // Stop accepting connections, let in-flight requests finish, then drop idle keep-alive sockets.
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      server.closeIdleConnections();
+      const grace = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
+      await closed;
+      clearTimeout(grace);
+      await database.close();
+      logger.info('API stopped');
+    },
+    (message) => logger.info(message),
+  );
 }
 
 main().catch((error: unknown) => {

@@ -33,17 +33,28 @@ describe('health and authentication', () => {
   it('refuses a revoked key', async () => {
     const tenant = await t.createTenant();
     const directory = new TypeOrmOrganizationDirectory(t.dataSource);
-    const [key] = (await directory.listApiKeys(tenant.organizationId)).filter((k) => k.environment === 'sandbox');
+    const [key] = (await directory.listApiKeys(tenant.organizationId)).filter(
+      (k) => k.environment === 'sandbox',
+    );
     await directory.revokeApiKey(key!.id);
-    await request(t.app).get('/v1/anything').set('Authorization', `Bearer ${tenant.keys.sandbox}`).expect(401);
+    await request(t.app)
+      .get('/v1/anything')
+      .set('Authorization', `Bearer ${tenant.keys.sandbox}`)
+      .expect(401);
   });
 
   it('refuses a key of an environment this deployment does not serve', async () => {
     const productionOnly = await createTestApp({ servedEnvironments: ['production'] });
     try {
       const tenant = await productionOnly.createTenant();
-      await request(productionOnly.app).get('/v1/x').set('Authorization', `Bearer ${tenant.keys.sandbox}`).expect(401);
-      await request(productionOnly.app).get('/v1/x').set('Authorization', `Bearer ${tenant.keys.production}`).expect(404);
+      await request(productionOnly.app)
+        .get('/v1/x')
+        .set('Authorization', `Bearer ${tenant.keys.sandbox}`)
+        .expect(401);
+      await request(productionOnly.app)
+        .get('/v1/x')
+        .set('Authorization', `Bearer ${tenant.keys.production}`)
+        .expect(404);
     } finally {
       await productionOnly.close();
     }
@@ -51,7 +62,10 @@ describe('health and authentication', () => {
 
   it('answers unknown routes with 404 not_found and wrong methods with 405', async () => {
     const tenant = await t.createTenant();
-    const res = await request(t.app).get('/v1/nope').set('Authorization', `Bearer ${tenant.keys.sandbox}`).expect(404);
+    const res = await request(t.app)
+      .get('/v1/nope')
+      .set('Authorization', `Bearer ${tenant.keys.sandbox}`)
+      .expect(404);
     expect(res.body.error.code).toBe('not_found');
     const wrong = await request(t.app).post('/health').expect(405);
     expect(wrong.body.error.code).toBe('method_not_allowed');

@@ -23,11 +23,15 @@ export interface TestApp {
 
 const ids = new RandomIdGenerator();
 
-export async function createTestApp(options: { servedEnvironments?: Environment[]; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function createTestApp(
+  options: { servedEnvironments?: Environment[]; env?: Record<string, string> } = {},
+): Promise<TestApp> {
   const dataSource = await openTestDataSource();
   const config = loadConfig({ SIGNING_SECRET: 'test-signing-secret-test-signing-secret', ...options.env });
   const logger = createLogger({ name: 'api-test', level: 'silent' });
-  const app = createApp(buildContainer({ config, logger, dataSource, servedEnvironments: options.servedEnvironments }));
+  const app = createApp(
+    buildContainer({ config, logger, dataSource, servedEnvironments: options.servedEnvironments }),
+  );
   const directory = new TypeOrmOrganizationDirectory(dataSource);
   return {
     app,

@@ -3,7 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { bootstrapDatabase, TypeOrmOrganizationDirectory, type BootstrappedDatabase } from '@prior-auth/persistence-postgres';
+import {
+  bootstrapDatabase,
+  TypeOrmOrganizationDirectory,
+  type BootstrappedDatabase,
+} from '@prior-auth/persistence-postgres';
 import { bootstrapOrganization, ConfigError, dataDir, loadConfig } from '@prior-auth/platform';
 import { prettyFactory } from 'pino-pretty';
 
@@ -23,7 +27,9 @@ async function seedDemoOrganization(database: BootstrappedDatabase, baseUrl: str
   const directory = new TypeOrmOrganizationDirectory(database.dataSource);
   const existing = (await directory.listOrganizations()).find((o) => o.name === DEMO_ORGANIZATION.name);
   if (existing) {
-    say(`demo organization ${existing.id} (provider NPI ${DEMO_ORGANIZATION.npi}) already exists; its key was shown on the first start.`);
+    say(
+      `demo organization ${existing.id} (provider NPI ${DEMO_ORGANIZATION.npi}) already exists; its key was shown on the first start.`,
+    );
     say(`need a new sandbox key? pnpm admin key create --org ${existing.id} --env sandbox`);
     return;
   }
@@ -39,7 +45,11 @@ function runApp(name: string, env: NodeJS.ProcessEnv, onExit: (code: number | nu
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const pretty = prettyFactory({ colorize: Boolean(process.stdout.isTTY), translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service,name' });
+  const pretty = prettyFactory({
+    colorize: Boolean(process.stdout.isTTY),
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service,name',
+  });
   const tag = `[${name}]`.padEnd(9);
   for (const stream of [child.stdout!, child.stderr!]) {
     createInterface({ input: stream }).on('line', (line) => {
@@ -64,7 +74,9 @@ async function main(): Promise<void> {
   mkdirSync(folder, { recursive: true });
   // Lets scripts stop this stack (as Ctrl-C would) without matching process names.
   writeFileSync(join(folder, 'launcher.pid'), String(process.pid));
-  say(config.DATABASE_URL ? 'using DATABASE_URL' : `starting embedded PostgreSQL (data in ${folder}/postgres)`);
+  say(
+    config.DATABASE_URL ? 'using DATABASE_URL' : `starting embedded PostgreSQL (data in ${folder}/postgres)`,
+  );
   const database = await bootstrapDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: folder,
@@ -112,12 +124,18 @@ async function main(): Promise<void> {
       }),
     );
   }
-  say(`API on http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT} (health: /health); Ctrl-C stops everything`);
+  say(
+    `API on http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT} (health: /health); Ctrl-C stops everything`,
+  );
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : `start failed: ${error instanceof Error ? error.stack : String(error)}`);
+  console.error(
+    error instanceof ConfigError
+      ? error.message
+      : `start failed: ${error instanceof Error ? error.stack : String(error)}`,
+  );
   process.exit(1);
 });

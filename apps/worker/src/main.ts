@@ -19,14 +19,21 @@ async function main(): Promise<void> {
   logger.info({ concurrency: config.WORKER_CONCURRENCY }, 'worker ready');
   const idle = setInterval(() => undefined, 60_000);
 
-  onShutdownSignal(async () => {
-    clearInterval(idle);
-    await database.close();
-    logger.info('worker stopped');
-  }, (message) => logger.info(message));
+  onShutdownSignal(
+    async () => {
+      clearInterval(idle);
+      await database.close();
+      logger.info('worker stopped');
+    },
+    (message) => logger.info(message),
+  );
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : `worker failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(
+    error instanceof ConfigError
+      ? error.message
+      : `worker failed to start: ${error instanceof Error ? error.message : String(error)}`,
+  );
   process.exit(1);
 });

@@ -5,3 +5,4 @@ export * from './database/migration-runner';
 export * from './entities';
 export * from './tenancy/typeorm-organization-directory';
 export * from './database/test-database';
+export * from './catalog';

@@ -49,7 +49,8 @@ export async function bootstrapOrganization(
   input: { name: string; npi: string },
 ): Promise<{ organizationId: string; providerNpi: string; apiKeys: Record<Environment, string> }> {
   const name = input.name.trim();
-  if (name.length === 0 || name.length > 200) throw new ProvisioningError('the organization name must have 1 to 200 characters');
+  if (name.length === 0 || name.length > 200)
+    throw new ProvisioningError('the organization name must have 1 to 200 characters');
   assertValidNpi(input.npi);
   const organization = await directory.createOrganization({ id: ids.newId('org'), name });
   await directory.registerProviderNpi(organization.id, input.npi);

@@ -2,7 +2,10 @@
  * Runs the given cleanups once on SIGINT/SIGTERM, in order, then exits. A second signal forces the exit so
  * an operator is never stuck behind a hung cleanup.
  */
-export function onShutdownSignal(cleanup: (signal: NodeJS.Signals) => Promise<void>, log: (msg: string) => void): void {
+export function onShutdownSignal(
+  cleanup: (signal: NodeJS.Signals) => Promise<void>,
+  log: (msg: string) => void,
+): void {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
     if (stopping) {

@@ -26,7 +26,11 @@ export class ApiKeyAuthenticator {
     if (!parsed || !this.servedEnvironments.includes(parsed.environment)) return null;
     const hash = hashApiKey(secret);
     const record = await this.directory.findActiveApiKeyByHash(hash);
-    if (!record || !hashesEqual(record.keyHash, hash) || record.environment !== parsed.environment) return null;
-    return { apiKeyId: record.id, scope: { organizationId: record.organizationId, environment: record.environment } };
+    if (!record || !hashesEqual(record.keyHash, hash) || record.environment !== parsed.environment)
+      return null;
+    return {
+      apiKeyId: record.id,
+      scope: { organizationId: record.organizationId, environment: record.environment },
+    };
   }
 }

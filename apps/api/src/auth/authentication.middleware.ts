@@ -8,9 +8,14 @@ export function authenticationMiddleware(authenticator: ApiKeyAuthenticator): Re
     authenticator.authenticate(req.header('authorization')).then((auth) => {
       if (!auth) {
         next(
-          new HttpError(401, 'unauthorized', 'A valid API key for this environment is required (Authorization: Bearer <key>).', {
-            headers: { 'WWW-Authenticate': 'Bearer' },
-          }),
+          new HttpError(
+            401,
+            'unauthorized',
+            'A valid API key for this environment is required (Authorization: Bearer <key>).',
+            {
+              headers: { 'WWW-Authenticate': 'Bearer' },
+            },
+          ),
         );
         return;
       }

@@ -35,7 +35,10 @@ export function errorEnvelope(
 }
 
 /** Turns any thrown error into the spec's envelope; unknown errors become a 500 with no internals exposed. */
-export function toErrorResponse(error: unknown, requestId: string): { status: number; body: ErrorEnvelope; headers: Record<string, string> } {
+export function toErrorResponse(
+  error: unknown,
+  requestId: string,
+): { status: number; body: ErrorEnvelope; headers: Record<string, string> } {
   if (error instanceof HttpError) {
     return {
       status: error.status,
@@ -47,23 +50,40 @@ export function toErrorResponse(error: unknown, requestId: string): { status: nu
     return {
       status: DOMAIN_ERROR_HTTP_STATUS[error.code],
       headers: {},
-      body: errorEnvelope(requestId, error.code, error.message, { details: error.details, retryable: error.retryable }),
+      body: errorEnvelope(requestId, error.code, error.message, {
+        details: error.details,
+        retryable: error.retryable,
+      }),
     };
   }
   const bodyParserError = error as { type?: string; status?: number };
   if (bodyParserError.type === 'entity.too.large') {
-    return { status: 413, headers: {}, body: errorEnvelope(requestId, 'payload_too_large', 'The request body is too large.') };
+    return {
+      status: 413,
+      headers: {},
+      body: errorEnvelope(requestId, 'payload_too_large', 'The request body is too large.'),
+    };
   }
   if (bodyParserError.type === 'entity.parse.failed') {
-    return { status: 400, headers: {}, body: errorEnvelope(requestId, 'bad_request', 'The request body is not valid JSON.') };
+    return {
+      status: 400,
+      headers: {},
+      body: errorEnvelope(requestId, 'bad_request', 'The request body is not valid JSON.'),
+    };
   }
   if (typeof bodyParserError.type === 'string' && bodyParserError.status && bodyParserError.status < 500) {
-    return { status: 400, headers: {}, body: errorEnvelope(requestId, 'bad_request', 'The request body could not be read.') };
+    return {
+      status: 400,
+      headers: {},
+      body: errorEnvelope(requestId, 'bad_request', 'The request body could not be read.'),
+    };
   }
   return {
     status: 500,
     headers: {},
-    body: errorEnvelope(requestId, 'internal_error', 'An unexpected error occurred; it is safe to retry.', { retryable: true }),
+    body: errorEnvelope(requestId, 'internal_error', 'An unexpected error occurred; it is safe to retry.', {
+      retryable: true,
+    }),
   };
 }
 
@@ -77,7 +97,18 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const { requestId } = requestContext(req);
     const { status } = toErrorResponse(error, requestId);
     // Only the error's class and message reach the log: bodies (PHI) never do.
-    if (status >= 500) logger.error({ requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message, stack: (error as Error)?.stack } }, 'request failed');
+    if (status >= 500)
+      logger.error(
+        {
+          requestId,
+          err: {
+            name: (error as Error)?.name,
+            message: (error as Error)?.message,
+            stack: (error as Error)?.stack,
+          },
+        },
+        'request failed',
+      );
     if (res.headersSent) return;
     sendError(res, error, requestId);
   };

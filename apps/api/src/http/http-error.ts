@@ -24,4 +24,6 @@ export class HttpError extends Error {
 }
 
 export const validationFailed = (issues: ValidationIssue[]) =>
-  new HttpError(422, 'request_validation_failed', 'The request is invalid; see issues for each field.', { issues });
+  new HttpError(422, 'request_validation_failed', 'The request is invalid; see issues for each field.', {
+    issues,
+  });

@@ -43,7 +43,13 @@ export async function pingDatabase(dataSource: DataSource, timeoutMs = 2_000): P
     timer = setTimeout(() => resolve(false), timeoutMs);
   });
   try {
-    return await Promise.race([dataSource.query('SELECT 1').then(() => true, () => false), timeout]);
+    return await Promise.race([
+      dataSource.query('SELECT 1').then(
+        () => true,
+        () => false,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

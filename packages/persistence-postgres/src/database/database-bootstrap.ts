@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { createDataSource } from './data-source';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './embedded-postgres';
+import { seedCatalog } from '../catalog/seed-catalog';
 import { migrate } from './migration-runner';
 
 export interface DatabaseBootstrapOptions {
@@ -14,6 +15,8 @@ export interface DatabaseBootstrapOptions {
   statementTimeoutMs?: number;
   applicationName?: string;
   runMigrations?: boolean;
+  /** Upserts the shipped payer/route catalog after migrating (idempotent; defaults to runMigrations). */
+  seedCatalog?: boolean;
   onLog?: (line: string) => void;
 }
 
@@ -27,7 +30,7 @@ export interface BootstrappedDatabase {
 
 /**
  * The one way apps, the admin CLI and tests get a database: `DATABASE_URL` when given, else a real embedded
- * PostgreSQL; then the committed migrations.
+ * PostgreSQL; then the committed migrations and the catalog seed.
  */
 export async function bootstrapDatabase(options: DatabaseBootstrapOptions): Promise<BootstrappedDatabase> {
   const embedded = options.databaseUrl
@@ -48,6 +51,7 @@ export async function bootstrapDatabase(options: DatabaseBootstrapOptions): Prom
   try {
     await dataSource.initialize();
     if (options.runMigrations ?? true) await migrate(dataSource);
+    if (options.seedCatalog ?? options.runMigrations ?? true) await seedCatalog(dataSource);
   } catch (error) {
     if (dataSource.isInitialized) await dataSource.destroy();
     await embedded?.stop();

@@ -24,7 +24,9 @@ export async function findFreePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -46,7 +48,13 @@ function runningServerPort(dataDir: string): number | null {
 }
 
 async function ensureDatabase(port: number): Promise<void> {
-  const client = new Client({ host: '127.0.0.1', port, user: USER, password: PASSWORD, database: 'postgres' });
+  const client = new Client({
+    host: '127.0.0.1',
+    port,
+    user: USER,
+    password: PASSWORD,
+    database: 'postgres',
+  });
   await client.connect();
   try {
     const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE_NAME]);

@@ -33,13 +33,18 @@ export async function migrate(dataSource: DataSource): Promise<string[]> {
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    const known = dataSource.migrations.map((migration) => (migration as MigrationLike).name ?? migration.constructor.name);
+    const known = dataSource.migrations.map(
+      (migration) => (migration as MigrationLike).name ?? migration.constructor.name,
+    );
     const duplicates = known.filter((name, index) => known.indexOf(name) !== index);
-    if (duplicates.length > 0) throw new MigrationError(`duplicate migration names: ${duplicates.join(', ')}`);
+    if (duplicates.length > 0)
+      throw new MigrationError(`duplicate migration names: ${duplicates.join(', ')}`);
 
     const tableExists = await lock.hasTable(MIGRATIONS_TABLE);
     const applied: string[] = tableExists
-      ? (await lock.query(`SELECT name FROM ${MIGRATIONS_TABLE} ORDER BY timestamp`)).map((row: { name: string }) => row.name)
+      ? (await lock.query(`SELECT name FROM ${MIGRATIONS_TABLE} ORDER BY timestamp`)).map(
+          (row: { name: string }) => row.name,
+        )
       : [];
     const unknown = applied.filter((name) => !known.includes(name));
     if (unknown.length > 0) {
