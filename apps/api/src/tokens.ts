@@ -5,4 +5,6 @@ export const TOKENS = {
   DataSource: Symbol.for('DataSource'),
   OrganizationDirectory: Symbol.for('OrganizationDirectory'),
   ServedEnvironments: Symbol.for('ServedEnvironments'),
+  PayerCatalog: Symbol.for('PayerCatalog'),
+  TokenSigner: Symbol.for('TokenSigner'),
 } as const;

@@ -1,0 +1,27 @@
+import type { CatalogPayer, CatalogRoute } from '@prior-auth/persistence-postgres';
+import { presentQuestionnaire } from '@prior-auth/domain';
+
+/** The Payer object of the spec (field names exact). */
+export const presentPayer = (payer: CatalogPayer) => ({
+  id: payer.id,
+  displayName: payer.displayName,
+  supportedStates: payer.supportedStates,
+  supportedServiceTypes: payer.supportedServiceTypes,
+  aliases: payer.aliases,
+  status: payer.status,
+  ...(payer.brand ? { brand: payer.brand } : {}),
+  ...(payer.lineOfBusiness ? { lineOfBusiness: payer.lineOfBusiness } : {}),
+});
+
+/** Decision 11's route: what the client must collect before creating an authorization on it. */
+export const presentRoute = (route: CatalogRoute) => ({
+  templateSelection: route.templateSelection,
+  portalAuthModes: route.portalAuthModes,
+  questionnaire: presentQuestionnaire(route.questionnaire, { item: [] }),
+  documentRequirements: route.documentRequirements.map((doc) => ({
+    type: doc.type,
+    label: doc.label,
+    message: doc.message,
+    ...(doc.requiredWhen ? { requiredWhen: doc.requiredWhen } : {}),
+  })),
+});
