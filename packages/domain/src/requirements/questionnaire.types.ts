@@ -70,6 +70,11 @@ export interface QuestionnaireItemTemplate {
   /** Several answers allowed (FHIR `repeats`); otherwise more than one answer is an issue. */
   repeats?: boolean;
   options?: AnswerOption[];
+  /**
+   * For `coding` items: `optionsOrString` (FHIR `open-choice`) also accepts a free-text `valueString`;
+   * codings must still be among the options. Absent means `optionsOnly`.
+   */
+  answerConstraint?: 'optionsOnly' | 'optionsOrString';
   pattern?: string;
   maxLength?: number;
   /** Bounds as strings: a decimal for `decimal` answers, a `YYYY-MM-DD` date for `date` answers. */

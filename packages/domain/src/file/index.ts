@@ -1,0 +1,3 @@
+export * from './file-content-type';
+export * from './sniff-content-type';
+export * from './file.aggregate';

@@ -1,0 +1,2 @@
+export * from './manual-handoff-state.state-machine';
+export * from './manual-handoff.aggregate';

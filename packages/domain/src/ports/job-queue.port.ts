@@ -1,0 +1,16 @@
+/** Work the worker picks up; see `WORKER_JOB_TYPES` in the use cases for the types in use. */
+export interface Job {
+  type: string;
+  authorizationId: string;
+  /** Not before this time; absent means as soon as possible. */
+  runAt?: Date;
+  payload?: Record<string, unknown>;
+}
+
+/**
+ * Jobs are written in the same transaction as the aggregate change that calls for them, so a committed change
+ * always has its follow-up work and a rolled-back one never does.
+ */
+export interface JobQueue {
+  enqueue(job: Job): Promise<void>;
+}

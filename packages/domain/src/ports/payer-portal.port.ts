@@ -1,0 +1,107 @@
+import {
+  type PayerDecision,
+  type PayerReceipt,
+  type PortalAuthMode,
+  type TemplateSelection,
+} from '../authorization/authorization.types';
+import {
+  type DocumentRequirement,
+  type QuestionnaireItemTemplate,
+  type QuestionnaireResponse,
+  type RequirementIssue,
+} from '../requirements/questionnaire.types';
+import { type Environment } from '../shared/scope';
+
+/** An attached document as the portal needs it: what it satisfies and where its bytes are. */
+export interface PortalCaseAttachment {
+  attachmentId: string;
+  fileId: string;
+  documentTypes: string[];
+  label: string;
+  contentType: string;
+  storageKey: string;
+}
+
+/** A plain, read-only view of one authorization, everything the payer portal needs and nothing more. */
+export interface PortalCase {
+  authorizationId: string;
+  environment: Environment;
+  routeId: string;
+  templateSelection: TemplateSelection;
+  providerNpi: string;
+  questionnaireResponse: QuestionnaireResponse;
+  attachments: PortalCaseAttachment[];
+  portalAuthMode: PortalAuthMode;
+}
+
+/** What the portal asks for beyond the route's template. */
+export interface PortalDiscovery {
+  items: QuestionnaireItemTemplate[];
+  documents: DocumentRequirement[];
+  issues: RequirementIssue[];
+}
+
+export interface PortalValidation {
+  /** Severity `error` blocks the case; warnings and info are shown in the final review. */
+  issues: RequirementIssue[];
+}
+
+export interface PreparedSubmission {
+  summary: Record<string, unknown>;
+  warnings: string[];
+  liveViewUrl: string | null;
+}
+
+export type SubmitResult =
+  { receipt: PayerReceipt } | { needsHuman: { reason: string; description: string } };
+
+export type DecisionPoll =
+  | { state: 'pending' }
+  | { state: 'decided'; decision: PayerDecision }
+  | { state: 'more_information'; document: DocumentRequirement };
+
+export interface SubmissionLookup {
+  /** The key the submission was (or would have been) made with. */
+  idempotencyKey: string;
+  /** A reference number an operator observed at the payer, when reconciling a manual handoff. */
+  referenceNumber?: string;
+}
+
+/**
+ * The payer's portal. Every call may throw PayerPortalError; all other errors are treated as bugs.
+ * `submit` must be idempotent under `idempotencyKey` where the payer allows it; `findSubmission` is the
+ * reconciliation read used when it is unknown whether a submission reached the payer.
+ */
+export interface PayerPortal {
+  discover(portalCase: PortalCase): Promise<PortalDiscovery>;
+  validate(portalCase: PortalCase): Promise<PortalValidation>;
+  prepareSubmission(portalCase: PortalCase): Promise<PreparedSubmission>;
+  submit(portalCase: PortalCase, options: { idempotencyKey: string }): Promise<SubmitResult>;
+  findSubmission(portalCase: PortalCase, lookup: SubmissionLookup): Promise<PayerReceipt | null>;
+  pollDecision(portalCase: PortalCase): Promise<DecisionPoll>;
+}
+
+/**
+ * A failure at the payer. Transient ones (outage, timeout, rate limit) are retried by the worker; permanent
+ * ones (the payer rejects the case) fail the authorization.
+ */
+export class PayerPortalError extends Error {
+  readonly code: string;
+  readonly transient: boolean;
+  readonly details: Record<string, unknown>;
+
+  constructor(
+    code: string,
+    message: string,
+    options: { transient: boolean; details?: Record<string, unknown> },
+  ) {
+    super(message);
+    this.name = 'PayerPortalError';
+    this.code = code;
+    this.transient = options.transient;
+    this.details = options.details ?? {};
+  }
+}
+
+export const isPayerPortalError = (error: unknown): error is PayerPortalError =>
+  error instanceof PayerPortalError;

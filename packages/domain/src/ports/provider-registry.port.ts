@@ -1,0 +1,6 @@
+import { type TenantScope } from '../shared/scope';
+
+/** Provider NPIs registered per organization (decision 8). */
+export interface ProviderRegistry {
+  isRegistered(scope: TenantScope, npi: string): Promise<boolean>;
+}

@@ -1,0 +1,8 @@
+export * from './questionnaire.types';
+export { evaluateRequirements } from './requirements-engine';
+export { presentQuestionnaire, applyDefaults } from './questionnaire-presenter';
+export { validateTemplate } from './template-validator';
+export { compileTemplate, type CompiledTemplate } from './template-compiler';
+export { importFhirQuestionnaire, type FhirImportOptions } from './fhir-questionnaire.importer';
+export { REQUIREMENT_ISSUE_CODES, type RequirementIssueCode } from './answer-validator';
+export type { TemplateProblem, TemplateProblemCode } from './template-problem';

@@ -1,0 +1,545 @@
+import fc from 'fast-check';
+import { REQUIREMENT_ISSUE_CODES } from './answer-validator';
+import type {
+  Answer,
+  Condition,
+  DocumentRequirement,
+  QuestionnaireItemTemplate,
+  QuestionnaireResponse,
+} from './questionnaire.types';
+import { evaluateRequirements } from './requirements-engine';
+import { bool, code, date, item, num, response, str, template } from './testing/template-builder';
+
+const answered = (linkId: string): Condition => ({ linkId, operator: 'exists', exists: true });
+const equals = (linkId: string, answer: Answer): Condition => ({ linkId, operator: '=', answer });
+
+function evaluate(
+  items: QuestionnaireItemTemplate[],
+  answers: Record<string, Answer[]> | QuestionnaireResponse,
+  documents: DocumentRequirement[] = [],
+  attached: string[] = [],
+) {
+  const given =
+    'item' in answers && Array.isArray(answers.item)
+      ? (answers as QuestionnaireResponse)
+      : response(answers as Record<string, Answer[]>);
+  return evaluateRequirements(template(items), documents, given, attached);
+}
+
+const issueCodes = (result: { issues: Array<{ code: string; field: string }> }) =>
+  result.issues.map((issue) => `${issue.field}:${issue.code}`);
+
+describe('evaluateRequirements: questions', () => {
+  it('lists required items without answers, in template order, with a message', () => {
+    const result = evaluate(
+      [
+        item('a', 'string', { required: true }),
+        item('b', 'string'),
+        item('c', 'decimal', { required: true }),
+      ],
+      {},
+    );
+    expect(result.questions).toEqual([
+      { linkId: 'a', message: 'An answer is required: Question a' },
+      { linkId: 'c', message: 'An answer is required: Question c' },
+    ]);
+    expect(result.issues).toEqual([]);
+  });
+
+  it('counts an item with an empty answer array as unanswered', () => {
+    const result = evaluate([item('a', 'string', { required: true })], { a: [] });
+    expect(result.questions.map((question) => question.linkId)).toEqual(['a']);
+  });
+
+  it('drops an item once answered', () => {
+    expect(evaluate([item('a', 'string', { required: true })], { a: [str('x')] }).questions).toEqual([]);
+  });
+
+  it.each([
+    ['holds', { flag: [bool(true)] }, ['detail']],
+    ['does not hold', { flag: [bool(false)] }, []],
+    ['reads an unanswered item', {}, []],
+  ])('requiredWhen that %s', (_label, answers: Record<string, Answer[]>, expected) => {
+    const items = [
+      item('flag', 'boolean'),
+      item('detail', 'string', { requiredWhen: equals('flag', bool(true)) }),
+    ];
+    expect(evaluate(items, answers).questions.map((question) => question.linkId)).toEqual(expected);
+  });
+
+  it('never requires an item that is not allowed, even with required: true', () => {
+    const items = [
+      item('flag', 'boolean'),
+      item('detail', 'string', { required: true, notAllowedWhen: equals('flag', bool(false)) }),
+    ];
+    expect(evaluate(items, { flag: [bool(false)] }).questions).toEqual([]);
+    expect(evaluate(items, { flag: [bool(true)] }).questions.map((question) => question.linkId)).toEqual([
+      'detail',
+    ]);
+  });
+
+  it('uses the textWhen text in the question message', () => {
+    const items = [
+      item('kind', 'string'),
+      item('q', 'string', {
+        required: true,
+        textWhen: { cases: [{ when: equals('kind', str('child')), text: 'Guardian name' }] },
+      }),
+    ];
+    expect(evaluate(items, { kind: [str('child')] }).questions[0]?.message).toBe(
+      'An answer is required: Guardian name',
+    );
+  });
+});
+
+describe('evaluateRequirements: notAllowedWhen', () => {
+  const items = [
+    item('smoker', 'boolean'),
+    item('packs', 'decimal', { notAllowedWhen: { not: equals('smoker', bool(true)) } }),
+    item('heavy', 'string', { requiredWhen: { linkId: 'packs', operator: '>', answer: num(1) } }),
+  ];
+
+  it('reports an answer to an item that is not allowed', () => {
+    const result = evaluate(items, { smoker: [bool(false)], packs: [num(2)] });
+    expect(issueCodes(result)).toEqual(['packs:answer_not_allowed']);
+  });
+
+  it('does not validate the answer of an item that is not allowed', () => {
+    const result = evaluate(items, { smoker: [bool(false)], packs: [str('two'), str('three')] });
+    expect(issueCodes(result)).toEqual(['packs:answer_not_allowed']);
+  });
+
+  it('makes conditions read an item that is not allowed as unanswered', () => {
+    // packs > 1 would require "heavy", but packs is not allowed, so it reads as unanswered.
+    const result = evaluate(items, { smoker: [bool(false)], packs: [num(2)] });
+    expect(result.questions).toEqual([]);
+    expect(evaluate(items, { smoker: [bool(true)], packs: [num(2)] }).questions.map((q) => q.linkId)).toEqual(
+      ['heavy'],
+    );
+  });
+
+  it('propagates through chains whatever the template order', () => {
+    // c depends on b depends on a, listed backwards so template order is not dependency order.
+    const chain = [
+      item('c', 'string', { required: true, notAllowedWhen: { not: answered('b') } }),
+      item('b', 'string', { notAllowedWhen: { not: answered('a') } }),
+      item('a', 'string'),
+    ];
+    expect(evaluate(chain, { b: [str('x')] })).toEqual({
+      questions: [],
+      documents: [],
+      issues: [{ code: 'answer_not_allowed', message: expect.any(String), field: 'b', severity: 'error' }],
+    });
+    expect(evaluate(chain, { a: [str('x')], b: [str('x')] }).questions.map((q) => q.linkId)).toEqual(['c']);
+  });
+
+  it('treats "!=" on a disallowed item as satisfied (it reads as unanswered)', () => {
+    const items2 = [
+      item('gate', 'boolean'),
+      item('choice', 'coding', { notAllowedWhen: { not: equals('gate', bool(true)) } }),
+      item('follow', 'string', {
+        required: true,
+        notAllowedWhen: { not: { linkId: 'choice', operator: '!=', answer: code('X') } },
+      }),
+    ];
+    // choice = X, but choice is not allowed, so "choice != X" holds and follow is allowed and required.
+    const result = evaluate(items2, { choice: [code('X')] });
+    expect(result.questions.map((q) => q.linkId)).toEqual(['follow']);
+    expect(issueCodes(result)).toEqual(['choice:answer_not_allowed']);
+  });
+});
+
+describe('evaluateRequirements: issues', () => {
+  type Row = [string, QuestionnaireItemTemplate, Answer[]];
+  const rows: Row[] = [
+    ['answer_type_mismatch', item('q', 'decimal'), [str('5')]],
+    ['answer_type_mismatch', item('q', 'string'), [num(5)]],
+    ['answer_type_mismatch', item('q', 'boolean'), [str('true')]],
+    ['answer_type_mismatch', item('q', 'date'), [num(20200101)]],
+    ['answer_type_mismatch', item('q', 'coding'), [str('A')]],
+    ['answer_type_mismatch', item('q', 'string'), [{}]],
+    ['answer_type_mismatch', item('q', 'string'), [{ valueString: 'a', valueDecimal: 1 }]],
+    ['answer_type_mismatch', item('q', 'decimal'), [{ valueDecimal: Number.NaN }]],
+    ['answer_type_mismatch', item('q', 'coding'), [{ valueCoding: { code: '' } }]],
+    ['pattern_mismatch', item('q', 'string', { pattern: '\\d{3}' }), [str('12a')]],
+    ['pattern_mismatch', item('q', 'string', { pattern: '\\d{3}' }), [str('1234')]],
+    ['max_length_exceeded', item('q', 'string', { maxLength: 3 }), [str('abcd')]],
+    ['below_min', item('q', 'decimal', { min: '1.5' }), [num(1.49)]],
+    ['above_max', item('q', 'decimal', { max: '10' }), [num(10.01)]],
+    ['below_min', item('q', 'date', { min: '2020-01-01' }), [date('2019-12-31')]],
+    ['above_max', item('q', 'date', { max: '2020-01-01' }), [date('2020-01-02')]],
+    ['invalid_date', item('q', 'date'), [date('2023-02-29')]],
+    ['invalid_date', item('q', 'date'), [date('2023-13-01')]],
+    ['invalid_date', item('q', 'date'), [date('2023-1-1')]],
+    ['invalid_date', item('q', 'date'), [date('2023-01-01T10:00:00Z')]],
+    ['option_not_allowed', item('q', 'coding', { options: [{ code: 'A', display: 'A' }] }), [code('B')]],
+    ['too_many_answers', item('q', 'string'), [str('a'), str('b')]],
+  ];
+
+  it.each(rows)('%s for %j answered %j', (expected, questionItem, answers) => {
+    const result = evaluate([questionItem], { q: answers });
+    expect(result.issues).toEqual([
+      { code: expected, message: expect.any(String), field: 'q', severity: 'error' },
+    ]);
+  });
+
+  it.each([
+    ['string', item('q', 'string', { pattern: '\\d{3}', maxLength: 3 }), [str('123')]],
+    ['string with emoji counted as characters', item('q', 'string', { maxLength: 2 }), [str('😀😀')]],
+    ['decimal at the bounds', item('q', 'decimal', { min: '1', max: '2' }), [num(1)]],
+    ['date at the bounds', item('q', 'date', { min: '2020-01-01', max: '2020-12-31' }), [date('2020-12-31')]],
+    ['leap day', item('q', 'date'), [date('2024-02-29')]],
+    ['boolean', item('q', 'boolean'), [bool(false)]],
+    [
+      'coding among options',
+      item('q', 'coding', { options: [{ code: 'A', display: 'A' }] }),
+      [code('A', 'any')],
+    ],
+    ['coding without options', item('q', 'coding'), [code('anything')]],
+    ['several answers when repeating', item('q', 'string', { repeats: true }), [str('a'), str('b')]],
+    [
+      'free text on an optionsOrString item',
+      item('q', 'coding', { options: [{ code: 'A', display: 'A' }], answerConstraint: 'optionsOrString' }),
+      [str('something else')],
+    ],
+  ] as Array<[string, QuestionnaireItemTemplate, Answer[]]>)(
+    'no issue for a valid %s',
+    (_label, questionItem, answers) => {
+      expect(evaluate([questionItem], { q: answers }).issues).toEqual([]);
+    },
+  );
+
+  it('ignores an entry without answers for an unknown linkId (it clears nothing)', () => {
+    expect(evaluate([item('a', 'string')], { zzz: [] }).issues).toEqual([]);
+  });
+
+  it('reports unknown linkIds after the template items, once each', () => {
+    const result = evaluate([item('a', 'string', { maxLength: 1 })], {
+      item: [
+        { linkId: 'zzz', answer: [str('x')] },
+        { linkId: 'a', answer: [str('too long')] },
+        { linkId: 'zzz', answer: [] },
+      ],
+    });
+    expect(issueCodes(result)).toEqual(['a:max_length_exceeded', 'zzz:unknown_link_id']);
+  });
+
+  it('reports each code once per item, in the order met', () => {
+    const questionItem = item('q', 'string', { repeats: true, maxLength: 2, pattern: '[a-z]+' });
+    const result = evaluate([questionItem], { q: [str('abc'), num(1), str('ABC'), str('abcd')] });
+    expect(issueCodes(result)).toEqual([
+      'q:max_length_exceeded',
+      'q:answer_type_mismatch',
+      'q:pattern_mismatch',
+    ]);
+  });
+
+  it('keeps template order across groups', () => {
+    const result = evaluateRequirements(
+      template([item('b', 'decimal', { required: true })], [item('a', 'decimal', { required: true })]),
+      [],
+      response({ a: [str('x')] }),
+      [],
+    );
+    expect(result.questions.map((q) => q.linkId)).toEqual(['b']);
+    expect(issueCodes(result)).toEqual(['a:answer_type_mismatch']);
+  });
+
+  it('uses errorMessage for value problems but not for structural ones', () => {
+    const questionItem = item('q', 'string', { pattern: '\\d+', errorMessage: 'Use digits only.' });
+    expect(evaluate([questionItem], { q: [str('x')] }).issues[0]?.message).toBe('Use digits only.');
+    expect(evaluate([questionItem], { q: [str('1'), str('2')] }).issues[0]?.message).not.toBe(
+      'Use digits only.',
+    );
+  });
+
+  it('concatenates several response entries for one linkId', () => {
+    const result = evaluate([item('q', 'string')], {
+      item: [
+        { linkId: 'q', answer: [str('a')] },
+        { linkId: 'q', answer: [str('b')] },
+      ],
+    });
+    expect(issueCodes(result)).toEqual(['q:too_many_answers']);
+  });
+
+  it('never echoes answer values in messages', () => {
+    const secret = 'SSN-123-45-6789';
+    const items = [
+      item('s', 'string', { pattern: '\\d+', maxLength: 3 }),
+      item('d', 'decimal', { max: '1' }),
+      item('c', 'coding', { options: [{ code: 'A', display: 'A' }] }),
+      item('x', 'date'),
+      item('n', 'string', { notAllowedWhen: answered('s') }),
+    ];
+    const result = evaluate(items, {
+      s: [str(secret)],
+      d: [num(987654321)],
+      c: [code(secret)],
+      x: [date(secret)],
+      n: [str(secret)],
+      [secret]: [str(secret)],
+    });
+    const text = result.issues.map((issue) => issue.message).join('\n');
+    expect(result.issues.length).toBeGreaterThanOrEqual(6);
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain('987654321');
+  });
+
+  it('exposes every issue code it can produce', () => {
+    expect([...REQUIREMENT_ISSUE_CODES].sort()).toEqual(
+      [
+        ...new Set(rows.map(([issueCode]) => issueCode).concat('answer_not_allowed', 'unknown_link_id')),
+      ].sort(),
+    );
+  });
+});
+
+describe('evaluateRequirements: valuesWhen', () => {
+  const items = [
+    item('plan', 'string'),
+    item('tier', 'coding', {
+      options: [
+        { code: 'basic', display: 'Basic' },
+        { code: 'plus', display: 'Plus' },
+        { code: 'max', display: 'Max' },
+      ],
+      valuesWhen: {
+        cases: [
+          { when: equals('plan', str('hmo')), values: ['basic'] },
+          { when: answered('plan'), values: ['basic', 'plus'] },
+        ],
+      },
+    }),
+  ];
+
+  it.each([
+    ['the first matching case', { plan: [str('hmo')], tier: [code('plus')] }, ['tier:option_not_allowed']],
+    ['the first matching case (allowed)', { plan: [str('hmo')], tier: [code('basic')] }, []],
+    ['a later case', { plan: [str('ppo')], tier: [code('plus')] }, []],
+    ['a later case (not allowed)', { plan: [str('ppo')], tier: [code('max')] }, ['tier:option_not_allowed']],
+    ['all options when no case holds', { tier: [code('max')] }, []],
+    ['options still when no case holds', { tier: [code('gold')] }, ['tier:option_not_allowed']],
+  ])('applies %s', (_label, answers: Record<string, Answer[]>, expected) => {
+    expect(issueCodes(evaluate(items, answers))).toEqual(expected);
+  });
+});
+
+describe('evaluateRequirements: documents', () => {
+  const items = [item('surgery', 'boolean')];
+  const documents: DocumentRequirement[] = [
+    { type: 'clinical_notes', label: 'Clinical notes', message: 'Attach clinical notes.' },
+    {
+      type: 'operative_report',
+      label: 'Operative report',
+      message: 'Attach the operative report.',
+      requiredWhen: equals('surgery', bool(true)),
+    },
+  ];
+
+  it.each([
+    ['nothing attached, condition false', { surgery: [bool(false)] }, [], ['clinical_notes']],
+    [
+      'nothing attached, condition true',
+      { surgery: [bool(true)] },
+      [],
+      ['clinical_notes', 'operative_report'],
+    ],
+    ['all attached', { surgery: [bool(true)] }, ['operative_report', 'clinical_notes'], []],
+    ['one attached', { surgery: [bool(true)] }, ['clinical_notes', 'other'], ['operative_report']],
+  ])('%s', (_label, answers: Record<string, Answer[]>, attached: string[], expected) => {
+    const result = evaluate(items, answers, documents, attached);
+    expect(result.documents.map((document) => document.type)).toEqual(expected);
+  });
+
+  it('carries the requirement message', () => {
+    expect(evaluate(items, {}, documents).documents).toEqual([
+      { type: 'clinical_notes', message: 'Attach clinical notes.' },
+    ]);
+  });
+
+  it('reads items that are not allowed as unanswered', () => {
+    const gated = [
+      item('gate', 'boolean'),
+      item('surgery', 'boolean', { notAllowedWhen: { not: answered('gate') } }),
+    ];
+    const result = evaluate(gated, { surgery: [bool(true)] }, documents, ['clinical_notes']);
+    expect(result.documents).toEqual([]);
+  });
+});
+
+describe('evaluateRequirements: robustness', () => {
+  it('does not throw on malformed response shapes', () => {
+    const items = [item('a', 'string', { required: true })];
+    const malformed = [
+      {},
+      { item: 'nope' },
+      { item: [null, 1, 'x', { linkId: 5, answer: [] }, { linkId: 'a', answer: 'nope' }, { linkId: 'a' }] },
+      { item: [{ linkId: 'a', answer: [null, 1, 'x', [], { valueCoding: null }] }] },
+    ];
+    for (const shape of malformed) {
+      expect(() =>
+        evaluateRequirements(template(items), [], shape as unknown as QuestionnaireResponse, []),
+      ).not.toThrow();
+    }
+    const result = evaluateRequirements(
+      template(items),
+      [],
+      { item: [{ linkId: 'a', answer: [null] }] } as never,
+      [],
+    );
+    expect(issueCodes(result)).toEqual(['a:answer_type_mismatch']);
+  });
+});
+
+/*
+ * Property tests. The oracle below is a deliberately naive recursive reading of the rules (allowed-ness
+ * memoised per linkId, conditions reading disallowed items as unanswered); the engine's topological,
+ * compiled evaluation must agree with it on random acyclic forms and random answers.
+ */
+describe('evaluateRequirements: properties', () => {
+  const SIZE = 8;
+  const linkIdOf = (index: number) => `q${index}`;
+
+  // Conditions only read items with a lower index, which keeps every generated form acyclic.
+  const leafArb = (below: number): fc.Arbitrary<Condition> =>
+    fc.integer({ min: 0, max: below - 1 }).chain((target) =>
+      fc.oneof(
+        fc.boolean().map((exists): Condition => ({ linkId: linkIdOf(target), operator: 'exists', exists })),
+        fc
+          .tuple(fc.constantFrom('=', '!=', '>', '<', '>=', '<=' as const), fc.integer({ min: 0, max: 3 }))
+          .map(([operator, value]): Condition => ({
+            linkId: linkIdOf(target),
+            operator,
+            answer: num(value),
+          })),
+      ),
+    );
+  const conditionArb = (below: number): fc.Arbitrary<Condition> =>
+    fc.oneof(
+      { depthSize: 'small' },
+      leafArb(below),
+      fc.array(leafArb(below), { maxLength: 3 }).map((all): Condition => ({ all })),
+      fc.array(leafArb(below), { maxLength: 3 }).map((any): Condition => ({ any })),
+      leafArb(below).map((not): Condition => ({ not })),
+    );
+  const itemArb = (index: number): fc.Arbitrary<QuestionnaireItemTemplate> =>
+    fc
+      .record({
+        required: fc.boolean(),
+        repeats: fc.boolean(),
+        notAllowedWhen:
+          index === 0 ? fc.constant(undefined) : fc.option(conditionArb(index), { nil: undefined }),
+        requiredWhen:
+          index === 0 ? fc.constant(undefined) : fc.option(conditionArb(index), { nil: undefined }),
+        max: fc.option(fc.constantFrom('1', '2'), { nil: undefined }),
+      })
+      .map((extra) => {
+        const built = item(linkIdOf(index), 'decimal', { required: extra.required, repeats: extra.repeats });
+        if (extra.notAllowedWhen) built.notAllowedWhen = extra.notAllowedWhen;
+        if (extra.requiredWhen) built.requiredWhen = extra.requiredWhen;
+        if (extra.max) built.max = extra.max;
+        return built;
+      });
+  const formArb = fc
+    .tuple(...Array.from({ length: SIZE }, (_unused, index) => itemArb(index)))
+    .chain((items) => fc.shuffledSubarray(items, { minLength: SIZE, maxLength: SIZE }));
+
+  const answerArb: fc.Arbitrary<Answer> = fc.oneof(
+    fc.integer({ min: 0, max: 3 }).map(num),
+    fc.string({ maxLength: 3 }).map(str),
+    fc.boolean().map(bool),
+    fc.constant({} as Answer),
+    fc.anything() as fc.Arbitrary<Answer>,
+  );
+  const answersArb = fc.dictionary(
+    fc.oneof(
+      fc.constantFrom(...Array.from({ length: SIZE }, (_unused, index) => linkIdOf(index))),
+      fc.string(),
+    ),
+    fc.array(answerArb, { maxLength: 3 }),
+  );
+
+  function oracle(items: QuestionnaireItemTemplate[], answers: Record<string, Answer[]>) {
+    const byId = new Map(items.map((entry) => [entry.linkId, entry]));
+    const allowedMemo = new Map<string, boolean>();
+    const given = (linkId: string): Answer[] =>
+      Object.prototype.hasOwnProperty.call(answers, linkId) ? (answers[linkId] ?? []) : [];
+    const seen = (linkId: string): Answer[] => (allowed(linkId) ? given(linkId) : []);
+    const holds = (condition: Condition): boolean => {
+      if ('all' in condition) return condition.all.every(holds);
+      if ('any' in condition) return condition.any.some(holds);
+      if ('not' in condition) return !holds(condition.not);
+      const values = seen(condition.linkId);
+      if (condition.operator === 'exists') return values.length > 0 === condition.exists;
+      const target = condition.answer.valueDecimal as number;
+      const numbers = values
+        .map((value: unknown) =>
+          typeof value === 'object' && value !== null ? (value as Answer).valueDecimal : undefined,
+        )
+        .filter((value): value is number => typeof value === 'number' && Number.isFinite(value));
+      switch (condition.operator) {
+        case '=':
+          return numbers.some((value) => value === target);
+        case '!=':
+          return !numbers.some((value) => value === target);
+        case '>':
+          return numbers.some((value) => value > target);
+        case '<':
+          return numbers.some((value) => value < target);
+        case '>=':
+          return numbers.some((value) => value >= target);
+        case '<=':
+          return numbers.some((value) => value <= target);
+      }
+    };
+    function allowed(linkId: string): boolean {
+      const memo = allowedMemo.get(linkId);
+      if (memo !== undefined) return memo;
+      const condition = byId.get(linkId)?.notAllowedWhen;
+      const result = condition === undefined || !holds(condition);
+      allowedMemo.set(linkId, result);
+      return result;
+    }
+    const questions = items
+      .filter((entry) => allowed(entry.linkId) && given(entry.linkId).length === 0)
+      .filter((entry) => entry.required || (entry.requiredWhen !== undefined && holds(entry.requiredWhen)))
+      .map((entry) => entry.linkId);
+    const notAllowed = items
+      .filter((entry) => !allowed(entry.linkId) && given(entry.linkId).length > 0)
+      .map((entry) => entry.linkId);
+    return { questions, notAllowed };
+  }
+
+  it('agrees with a naive recursive evaluation and never throws', () => {
+    fc.assert(
+      fc.property(formArb, answersArb, (items, answers) => {
+        const result = evaluateRequirements(template(items), [], response(answers), []);
+        const expected = oracle(items, answers);
+        expect(result.questions.map((question) => question.linkId)).toEqual(expected.questions);
+        expect(
+          result.issues.filter((issue) => issue.code === 'answer_not_allowed').map((issue) => issue.field),
+        ).toEqual(expected.notAllowed);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('only asks for required, allowed, unanswered items and uses only known issue codes', () => {
+    fc.assert(
+      fc.property(formArb, answersArb, (items, answers) => {
+        const result = evaluateRequirements(template(items), [], response(answers), []);
+        const flagged = new Set(result.issues.map((issue) => issue.field));
+        for (const question of result.questions) {
+          expect(answers[question.linkId] ?? []).toHaveLength(0);
+          expect(flagged.has(question.linkId)).toBe(false);
+        }
+        for (const issue of result.issues) {
+          expect(REQUIREMENT_ISSUE_CODES).toContain(issue.code);
+          expect(issue.severity).toBe('error');
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

@@ -1,0 +1,448 @@
+import { answerKind, isValidDate, type AnswerConstraints, type AnswerKind } from './answer-validator';
+import {
+  compileCondition,
+  isRecord,
+  type CompiledCondition,
+  type ConditionProblem,
+  type ConditionScope,
+} from './condition-evaluator';
+import type {
+  Answer,
+  AnswerType,
+  DocumentRequirement,
+  QuestionnaireItemTemplate,
+  QuestionnaireTemplate,
+} from './questionnaire.types';
+import { templateInvalid, type TemplateProblem } from './template-problem';
+
+export interface CompiledItem extends AnswerConstraints {
+  index: number;
+  item: QuestionnaireItemTemplate;
+  required: boolean;
+  repeats: boolean;
+  /** Option codes; undefined when the item has no options (any code is accepted). */
+  optionCodes: ReadonlySet<string> | undefined;
+  notAllowedWhen: CompiledCondition | undefined;
+  requiredWhen: CompiledCondition | undefined;
+  valuesWhen: ReadonlyArray<{ when: CompiledCondition; values: ReadonlySet<string> }>;
+  textWhen: ReadonlyArray<{ when: CompiledCondition; text: string }>;
+}
+
+/** A validated template with everything evaluation needs precomputed. Treat templates as immutable. */
+export interface CompiledTemplate {
+  template: QuestionnaireTemplate;
+  /** Items in template order (groups in order, items in order). */
+  items: readonly CompiledItem[];
+  indexByLinkId: ReadonlyMap<string, number>;
+  /** Item indexes ordered so each item follows every item its `notAllowedWhen` reads. */
+  allowedOrder: readonly number[];
+}
+
+export interface CompiledDocumentRequirement {
+  requirement: DocumentRequirement;
+  requiredWhen: CompiledCondition | undefined;
+}
+
+const ANSWER_TYPES: ReadonlySet<string> = new Set<AnswerType>([
+  'string',
+  'date',
+  'boolean',
+  'decimal',
+  'coding',
+]);
+const DECIMAL_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+// Keyed by object identity: a template loaded once is compiled once, and dropped with it.
+const compiledTemplates = new WeakMap<QuestionnaireTemplate, CompiledTemplate>();
+const compiledDocuments = new WeakMap<
+  CompiledTemplate,
+  WeakMap<readonly DocumentRequirement[], readonly CompiledDocumentRequirement[]>
+>();
+
+/**
+ * Validates and compiles a template, memoised per template object. Throws `DomainError('template_invalid')`
+ * listing every problem: duplicate linkIds, conditions on unknown linkIds, malformed conditions, a cycle among
+ * `notAllowedWhen` conditions, invalid patterns, bounds, options or defaults.
+ */
+export function compileTemplate(template: QuestionnaireTemplate): CompiledTemplate {
+  const cached = compiledTemplates.get(template);
+  if (cached) return cached;
+  const compiled = buildCompiledTemplate(template);
+  compiledTemplates.set(template, compiled);
+  return compiled;
+}
+
+/** Compiles document requirements against a compiled template (memoised per array); throws `template_invalid`. */
+export function compileDocumentRequirements(
+  compiled: CompiledTemplate,
+  documentRequirements: readonly DocumentRequirement[],
+): readonly CompiledDocumentRequirement[] {
+  let perTemplate = compiledDocuments.get(compiled);
+  const cached = perTemplate?.get(documentRequirements);
+  if (cached) return cached;
+  const problems: TemplateProblem[] = [];
+  const scope = scopeOf(compiled.items, compiled.indexByLinkId);
+  const result = documentRequirements.map((requirement): CompiledDocumentRequirement => {
+    if (!isRecord(requirement) || typeof requirement.type !== 'string' || requirement.type === '') {
+      problems.push({ code: 'invalid_document_requirement', message: 'a document requirement needs a type' });
+      return { requirement, requiredWhen: undefined };
+    }
+    const requiredWhen =
+      requirement.requiredWhen === undefined
+        ? undefined
+        : compileCondition(requirement.requiredWhen, scope, (problem) =>
+            problems.push({ ...fromConditionProblem(problem), documentType: requirement.type }),
+          );
+    return { requirement, requiredWhen };
+  });
+  if (problems.length > 0) throw templateInvalid(compiled.template.id, problems);
+  if (!perTemplate) {
+    perTemplate = new WeakMap();
+    compiledDocuments.set(compiled, perTemplate);
+  }
+  perTemplate.set(documentRequirements, result);
+  return result;
+}
+
+function buildCompiledTemplate(template: QuestionnaireTemplate): CompiledTemplate {
+  const problems: TemplateProblem[] = [];
+  const templateId = isRecord(template) && typeof template.id === 'string' ? template.id : undefined;
+  const rawItems = collectItems(template, problems);
+  if (problems.length > 0) throw templateInvalid(templateId, problems);
+
+  // First pass: identity and per-item constraints, so conditions can be checked against every item's type.
+  const indexByLinkId = new Map<string, number>();
+  const shells = rawItems.map((item, index) => {
+    const shell = compileItemShell(item, index, problems);
+    if (indexByLinkId.has(shell.linkId)) {
+      problems.push({
+        code: 'duplicate_link_id',
+        linkId: shell.linkId,
+        message: 'linkId is used more than once',
+      });
+    } else {
+      indexByLinkId.set(shell.linkId, index);
+    }
+    return shell;
+  });
+  const scope = scopeOf(shells, indexByLinkId);
+
+  // Second pass: conditions, which may read any item.
+  const dependencies: Array<Set<number>> = [];
+  const items = shells.map((shell): CompiledItem => {
+    const { item, linkId } = shell;
+    const report = (problem: ConditionProblem): void => {
+      problems.push({ ...fromConditionProblem(problem), linkId });
+    };
+    const reads = new Set<number>();
+    dependencies.push(reads);
+    const notAllowedWhen =
+      item.notAllowedWhen === undefined
+        ? undefined
+        : compileCondition(item.notAllowedWhen, scope, report, reads);
+    const requiredWhen =
+      item.requiredWhen === undefined ? undefined : compileCondition(item.requiredWhen, scope, report);
+    return {
+      ...shell,
+      notAllowedWhen,
+      requiredWhen,
+      valuesWhen: compileValuesWhen(shell, scope, report, problems),
+      textWhen: compileTextWhen(shell, scope, report, problems),
+    };
+  });
+
+  const allowedOrder = topologicalOrder(dependencies, (index) => items[index]?.linkId ?? '', problems);
+  if (problems.length > 0) throw templateInvalid(templateId, problems);
+  return { template, items, indexByLinkId, allowedOrder };
+}
+
+function collectItems(template: unknown, problems: TemplateProblem[]): QuestionnaireItemTemplate[] {
+  if (!isRecord(template) || typeof template['id'] !== 'string' || !Array.isArray(template['groups'])) {
+    problems.push({ code: 'invalid_template', message: 'a template needs an id and a groups array' });
+    return [];
+  }
+  const items: QuestionnaireItemTemplate[] = [];
+  const groupIds = new Set<string>();
+  for (const group of template['groups'] as unknown[]) {
+    if (!isRecord(group) || typeof group['id'] !== 'string' || !Array.isArray(group['items'])) {
+      problems.push({ code: 'invalid_group', message: 'a group needs an id and an items array' });
+      continue;
+    }
+    if (groupIds.has(group['id'])) {
+      problems.push({
+        code: 'duplicate_group_id',
+        linkId: group['id'],
+        message: 'group id is used more than once',
+      });
+    }
+    groupIds.add(group['id']);
+    for (const item of group['items'] as unknown[]) {
+      if (!isRecord(item) || typeof item['linkId'] !== 'string' || item['linkId'] === '') {
+        problems.push({ code: 'invalid_item', message: `an item in group "${group['id']}" has no linkId` });
+        continue;
+      }
+      items.push(item as unknown as QuestionnaireItemTemplate);
+    }
+  }
+  return items;
+}
+
+type ItemShell = Omit<CompiledItem, 'notAllowedWhen' | 'requiredWhen' | 'valuesWhen' | 'textWhen'>;
+
+function compileItemShell(
+  item: QuestionnaireItemTemplate,
+  index: number,
+  problems: TemplateProblem[],
+): ItemShell {
+  const linkId = item.linkId;
+  const problem = (code: TemplateProblem['code'], message: string): void => {
+    problems.push({ code, linkId, message });
+  };
+
+  const answerType: AnswerType = ANSWER_TYPES.has(item.answerType) ? item.answerType : 'string';
+  if (!ANSWER_TYPES.has(item.answerType))
+    problem('invalid_item', `unknown answerType "${String(item.answerType)}"`);
+  if (typeof item.text !== 'string') problem('invalid_item', 'text must be a string');
+  if (typeof item.required !== 'boolean') problem('invalid_item', 'required must be a boolean');
+  if (item.repeats !== undefined && typeof item.repeats !== 'boolean')
+    problem('invalid_item', 'repeats must be a boolean');
+  if (item.errorMessage !== undefined && typeof item.errorMessage !== 'string') {
+    problem('invalid_item', 'errorMessage must be a string');
+  }
+
+  let optionCodes: Set<string> | undefined;
+  if (item.options !== undefined) {
+    if (!Array.isArray(item.options)) {
+      problem('invalid_option', 'options must be an array');
+    } else if (item.options.length > 0) {
+      optionCodes = new Set();
+      for (const option of item.options as unknown[]) {
+        if (!isRecord(option) || typeof option['code'] !== 'string' || option['code'] === '') {
+          problem('invalid_option', 'every option needs a non-empty code');
+        } else if (optionCodes.has(option['code'])) {
+          problem('invalid_option', `option code "${option['code']}" is used more than once`);
+        } else {
+          optionCodes.add(option['code']);
+        }
+      }
+    }
+  }
+
+  const constraint = item.answerConstraint;
+  if (constraint !== undefined && constraint !== 'optionsOnly' && constraint !== 'optionsOrString') {
+    problem('invalid_item', `unknown answerConstraint "${String(constraint)}"`);
+  }
+  const acceptsString = constraint === 'optionsOrString' && answerType === 'coding';
+  if (constraint === 'optionsOrString' && answerType !== 'coding') {
+    problem('invalid_item', 'answerConstraint optionsOrString applies only to coding items');
+  }
+
+  let pattern: RegExp | undefined;
+  if (item.pattern !== undefined) {
+    try {
+      if (typeof item.pattern !== 'string') throw new TypeError('not a string');
+      // Compile the pattern alone first so wrapping it cannot make an invalid pattern look valid.
+      new RegExp(item.pattern);
+      // A pattern constrains the whole answer, as HTML and FHIR patterns do.
+      pattern = new RegExp(`^(?:${item.pattern})$`);
+    } catch {
+      problem('invalid_pattern', 'pattern is not a valid regular expression');
+    }
+  }
+
+  if (
+    item.maxLength !== undefined &&
+    (typeof item.maxLength !== 'number' || !Number.isInteger(item.maxLength) || item.maxLength < 0)
+  ) {
+    problem('invalid_item', 'maxLength must be a non-negative integer');
+  }
+
+  const min = parseBound(item.min, 'min', answerType, problem);
+  const max = parseBound(item.max, 'max', answerType, problem);
+  const inverted =
+    typeof min === 'number' && typeof max === 'number'
+      ? min > max
+      : typeof min === 'string' && typeof max === 'string' && min > max;
+  if (inverted) problem('invalid_bound', 'min is greater than max');
+
+  const accepted: AnswerKind[] = acceptsString ? ['coding', 'string'] : [answerType];
+  if (item.defaultValue !== undefined) {
+    const kind = answerKind(item.defaultValue);
+    if (kind === undefined || !accepted.includes(kind)) {
+      problem('invalid_default_value', `defaultValue must be a single ${accepted.join(' or ')} value`);
+    } else if (kind === 'date' && !isValidDate((item.defaultValue as Answer).valueDate as string)) {
+      problem('invalid_default_value', 'defaultValue must be a YYYY-MM-DD date');
+    } else if (
+      kind === 'coding' &&
+      optionCodes &&
+      !optionCodes.has(item.defaultValue.valueCoding?.code ?? '')
+    ) {
+      problem('invalid_default_value', 'defaultValue is not one of the options');
+    }
+  }
+
+  return {
+    index,
+    item,
+    linkId,
+    answerType,
+    acceptsString,
+    required: item.required === true,
+    repeats: item.repeats === true,
+    optionCodes,
+    pattern,
+    maxLength: typeof item.maxLength === 'number' ? item.maxLength : undefined,
+    min,
+    max,
+    errorMessage: typeof item.errorMessage === 'string' ? item.errorMessage : undefined,
+  };
+}
+
+function parseBound(
+  raw: unknown,
+  name: 'min' | 'max',
+  answerType: AnswerType,
+  problem: (code: TemplateProblem['code'], message: string) => void,
+): number | string | undefined {
+  if (raw === undefined) return undefined;
+  if (answerType === 'decimal') {
+    if (typeof raw === 'string' && DECIMAL_TEXT.test(raw.trim())) return Number(raw);
+    problem('invalid_bound', `${name} must be a decimal number for a decimal item`);
+    return undefined;
+  }
+  if (answerType === 'date') {
+    if (typeof raw === 'string' && isValidDate(raw)) return raw;
+    problem('invalid_bound', `${name} must be a YYYY-MM-DD date for a date item`);
+    return undefined;
+  }
+  problem('invalid_bound', `${name} applies only to decimal and date items`);
+  return undefined;
+}
+
+function compileValuesWhen(
+  shell: ItemShell,
+  scope: ConditionScope,
+  report: (problem: ConditionProblem) => void,
+  problems: TemplateProblem[],
+): CompiledItem['valuesWhen'] {
+  const valuesWhen: unknown = shell.item.valuesWhen;
+  if (valuesWhen === undefined) return [];
+  const invalid = (message: string): void => {
+    problems.push({ code: 'invalid_condition', linkId: shell.linkId, message });
+  };
+  if (shell.answerType !== 'coding') invalid('valuesWhen applies only to coding items');
+  if (!isRecord(valuesWhen) || !Array.isArray(valuesWhen['cases'])) {
+    invalid('valuesWhen needs a cases array');
+    return [];
+  }
+  return (valuesWhen['cases'] as unknown[]).map((entry) => {
+    const values =
+      isRecord(entry) && Array.isArray(entry['values']) ? (entry['values'] as unknown[]) : undefined;
+    if (!isRecord(entry) || !values || values.some((value) => typeof value !== 'string')) {
+      invalid('every valuesWhen case needs a when condition and a values array of codes');
+      return { when: () => false, values: new Set<string>() };
+    }
+    const unknown = values.filter((value) => shell.optionCodes && !shell.optionCodes.has(value as string));
+    if (unknown.length > 0) invalid(`valuesWhen lists codes that are not options: ${unknown.join(', ')}`);
+    return { when: compileCondition(entry['when'], scope, report), values: new Set(values as string[]) };
+  });
+}
+
+function compileTextWhen(
+  shell: ItemShell,
+  scope: ConditionScope,
+  report: (problem: ConditionProblem) => void,
+  problems: TemplateProblem[],
+): CompiledItem['textWhen'] {
+  const textWhen: unknown = shell.item.textWhen;
+  if (textWhen === undefined) return [];
+  if (!isRecord(textWhen) || !Array.isArray(textWhen['cases'])) {
+    problems.push({
+      code: 'invalid_condition',
+      linkId: shell.linkId,
+      message: 'textWhen needs a cases array',
+    });
+    return [];
+  }
+  return (textWhen['cases'] as unknown[]).map((entry) => {
+    if (!isRecord(entry) || typeof entry['text'] !== 'string') {
+      problems.push({
+        code: 'invalid_condition',
+        linkId: shell.linkId,
+        message: 'every textWhen case needs a when condition and a text',
+      });
+      return { when: () => false, text: '' };
+    }
+    return { when: compileCondition(entry['when'], scope, report), text: entry['text'] };
+  });
+}
+
+function scopeOf(
+  items: ReadonlyArray<Pick<ItemShell, 'answerType' | 'acceptsString'>>,
+  indexByLinkId: ReadonlyMap<string, number>,
+): ConditionScope {
+  return {
+    indexOf: (linkId) => indexByLinkId.get(linkId),
+    acceptedKinds: (index) => {
+      const item = items[index];
+      if (!item) return [];
+      return item.acceptsString ? ['coding', 'string'] : [item.answerType];
+    },
+  };
+}
+
+function fromConditionProblem(problem: ConditionProblem): TemplateProblem {
+  return {
+    code: problem.code,
+    ...(problem.reference === undefined ? {} : { reference: problem.reference }),
+    message: problem.message,
+  };
+}
+
+/**
+ * Kahn's algorithm over "item reads item" edges; iterative, so deep chains cannot overflow the stack. Ties
+ * keep template order, which keeps evaluation deterministic. Reports one cycle when the graph has any.
+ */
+function topologicalOrder(
+  dependencies: ReadonlyArray<ReadonlySet<number>>,
+  linkIdAt: (index: number) => string,
+  problems: TemplateProblem[],
+): number[] {
+  const count = dependencies.length;
+  const pending = dependencies.map((reads) => reads.size);
+  const dependents: number[][] = Array.from({ length: count }, () => []);
+  dependencies.forEach((reads, index) => {
+    for (const read of reads) dependents[read]?.push(index);
+  });
+  const order: number[] = [];
+  for (let index = 0; index < count; index += 1) if (pending[index] === 0) order.push(index);
+  for (let head = 0; head < order.length; head += 1) {
+    for (const dependent of dependents[order[head] as number] ?? []) {
+      const left = (pending[dependent] ?? 0) - 1;
+      pending[dependent] = left;
+      if (left === 0) order.push(dependent);
+    }
+  }
+  if (order.length === count) return order;
+
+  // Every item left over reads another left-over item, so walking reads from one must revisit a node.
+  const start = pending.findIndex((left) => left > 0);
+  const path: number[] = [];
+  const position = new Map<number, number>();
+  let current = start;
+  while (!position.has(current)) {
+    position.set(current, path.length);
+    path.push(current);
+    const next = [...(dependencies[current] ?? [])].find((read) => (pending[read] ?? 0) > 0);
+    if (next === undefined) break;
+    current = next;
+  }
+  const cycle = [...path.slice(position.get(current) ?? 0), current].map(linkIdAt);
+  problems.push({
+    code: 'condition_cycle',
+    linkId: cycle[0] ?? '',
+    cycle,
+    message: `notAllowedWhen conditions form a cycle: ${cycle.join(' -> ')}`,
+  });
+  return order;
+}

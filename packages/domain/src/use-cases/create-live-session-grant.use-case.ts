@@ -1,0 +1,36 @@
+import { type DomainPorts } from '../ports';
+import { type IssuedGrant } from '../ports/grant-issuer.port';
+import { DomainError } from '../shared/domain-error';
+import { type TenantScope } from '../shared/scope';
+import { loadAuthorization } from './support/aggregate-loading.helper';
+
+export const LIVE_SESSION_GRANT_TTL_MS = 5 * 60 * 1000;
+
+export type CreateLiveSessionGrantDeps = Pick<
+  DomainPorts,
+  'unitOfWork' | 'clock' | 'grantIssuer' | 'runtimeSessions'
+>;
+
+/** A read-only view of the current live session; never interactive (that needs a manual handoff). */
+export class CreateLiveSessionGrantUseCase {
+  constructor(private readonly deps: CreateLiveSessionGrantDeps) {}
+
+  async execute(scope: TenantScope, command: { authorizationId: string }): Promise<IssuedGrant> {
+    const authorization = await this.deps.unitOfWork.run(scope, (tx) =>
+      loadAuthorization(tx, command.authorizationId),
+    );
+    const liveSession = await this.deps.runtimeSessions.liveView(authorization.id);
+    if (liveSession === null || liveSession.status === 'ended') {
+      // The catalog has no dedicated code yet; invalid_transition keeps it a 409-style state conflict.
+      throw new DomainError('invalid_transition', 'The authorization has no live session to view.', {
+        reason: 'live_session_unavailable',
+      });
+    }
+    return this.deps.grantIssuer.issue({
+      scope,
+      kind: 'live_session',
+      subjectId: authorization.id,
+      expiresAt: new Date(this.deps.clock.now().getTime() + LIVE_SESSION_GRANT_TTL_MS),
+    });
+  }
+}

@@ -1,0 +1,43 @@
+import { type TenantScope } from '../shared/scope';
+import { type PipelineDeps, type PipelineOutcome, PipelineSteps } from './support/pipeline-steps.helper';
+
+export type PollDecisionDeps = PipelineDeps;
+
+/**
+ * The worker's `poll_decision` job while the payer has the case. Portal errors propagate to the worker's retry
+ * policy: the case cannot fail here, the payer already has it.
+ */
+export class PollDecisionUseCase {
+  private readonly steps: PipelineSteps;
+
+  constructor(private readonly deps: PollDecisionDeps) {
+    this.steps = new PipelineSteps(deps);
+  }
+
+  async execute(scope: TenantScope, command: { authorizationId: string }): Promise<PipelineOutcome> {
+    const waiting = (a: { status: string }): boolean => a.status === 'waiting_on_payer';
+    const snapshot = await this.steps.read(scope, command.authorizationId, waiting);
+    if (snapshot === null) return 'skipped';
+
+    const poll = await this.deps.payerPortal.pollDecision(snapshot.portalCase);
+    switch (poll.state) {
+      case 'pending':
+        await this.deps.unitOfWork.run(scope, (tx) =>
+          this.steps.schedulePoll(tx, command.authorizationId, this.deps.clock.now()),
+        );
+        return 'decision_pending';
+      case 'decided': {
+        const written = await this.steps.write(scope, command.authorizationId, waiting, (a, ctx) =>
+          a.recordDecision(poll.decision, ctx),
+        );
+        return written === null ? 'superseded' : 'decision_recorded';
+      }
+      case 'more_information': {
+        const written = await this.steps.write(scope, command.authorizationId, waiting, (a, ctx) =>
+          a.requestMoreInformation(poll.document, ctx),
+        );
+        return written === null ? 'superseded' : 'more_information_requested';
+      }
+    }
+  }
+}
