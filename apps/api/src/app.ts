@@ -43,9 +43,15 @@ export function createApp(container: Container): Express {
   const v1 = express.Router();
   v1.use(authenticationMiddleware(container.get(ApiKeyAuthenticator)));
   const catalog = container.get(CatalogController);
-  v1.route('/payers').get(asyncHandler((req, res) => catalog.listPayers(req, res))).all(methodNotAllowed);
-  v1.route('/payers/:payerId').get(asyncHandler((req, res) => catalog.getPayer(req, res))).all(methodNotAllowed);
-  v1.route('/prior-auth/routes').get(asyncHandler((req, res) => catalog.listRoutes(req, res))).all(methodNotAllowed);
+  v1.route('/payers')
+    .get(asyncHandler((req, res) => catalog.listPayers(req, res)))
+    .all(methodNotAllowed);
+  v1.route('/payers/:payerId')
+    .get(asyncHandler((req, res) => catalog.getPayer(req, res)))
+    .all(methodNotAllowed);
+  v1.route('/prior-auth/routes')
+    .get(asyncHandler((req, res) => catalog.listRoutes(req, res)))
+    .all(methodNotAllowed);
   app.use('/v1', v1);
 
   app.use((req, _res, next) =>

@@ -12,7 +12,8 @@ describe('payer catalog and routes', () => {
   });
   afterAll(() => t.close());
 
-  const get = (path: string, key = tenant.keys.sandbox) => request(t.app).get(path).set('Authorization', `Bearer ${key}`);
+  const get = (path: string, key = tenant.keys.sandbox) =>
+    request(t.app).get(path).set('Authorization', `Bearer ${key}`);
 
   it('lists real payers with the spec fields, searchable by alias', async () => {
     const res = await get('/v1/payers?q=uhc').expect(200);
@@ -52,7 +53,10 @@ describe('payer catalog and routes', () => {
     const first = await get('/v1/payers?limit=1').expect(200);
     const cursor = first.body.pagination.nextCursor as string;
     const tampered = await get(`/v1/payers?limit=1&cursor=${encodeURIComponent(`x${cursor}`)}`).expect(422);
-    expect(tampered.body.error).toMatchObject({ code: 'request_validation_failed', issues: [{ location: ['query', 'cursor'] }] });
+    expect(tampered.body.error).toMatchObject({
+      code: 'request_validation_failed',
+      issues: [{ location: ['query', 'cursor'] }],
+    });
     await get(`/v1/payers?limit=1&cursor=${encodeURIComponent(cursor)}`, other.keys.sandbox).expect(422);
     await get(`/v1/payers?limit=1&state=CA&cursor=${encodeURIComponent(cursor)}`).expect(422);
     for (const limit of ['0', '101', '2.5', 'ten']) {
@@ -60,7 +64,9 @@ describe('payer catalog and routes', () => {
       expect(res.body.error.issues).toEqual([expect.objectContaining({ location: ['query', 'limit'] })]);
     }
     const unknown = await get('/v1/payers?color=blue').expect(422);
-    expect(unknown.body.error.issues).toEqual([expect.objectContaining({ location: ['query', 'color'], errorType: 'unknown_field' })]);
+    expect(unknown.body.error.issues).toEqual([
+      expect.objectContaining({ location: ['query', 'color'], errorType: 'unknown_field' }),
+    ]);
   });
 
   it('retrieves one payer, and answers payer_not_found for an unknown id', async () => {
@@ -70,7 +76,9 @@ describe('payer catalog and routes', () => {
   });
 
   it('lists routes with their questionnaire (patient group first) and document requirements', async () => {
-    const res = await get('/v1/prior-auth/routes?payerId=payer_uhc&insuranceState=ca&serviceCode=E0601').expect(200);
+    const res = await get(
+      '/v1/prior-auth/routes?payerId=payer_uhc&insuranceState=ca&serviceCode=E0601',
+    ).expect(200);
     expect(res.body.data).toHaveLength(1);
     const route = res.body.data[0];
     expect(route.templateSelection).toEqual({
@@ -80,8 +88,17 @@ describe('payer catalog and routes', () => {
       serviceCode: 'E0601',
       serviceCodeSystem: 'hcpcs',
     });
-    const linkIds = route.questionnaire.flatMap((g: { items: Array<{ linkId: string }> }) => g.items.map((i) => i.linkId));
-    expect(linkIds).toEqual(expect.arrayContaining(['patient.memberId', 'patient.firstName', 'patient.lastName', 'patient.birthDate']));
+    const linkIds = route.questionnaire.flatMap((g: { items: Array<{ linkId: string }> }) =>
+      g.items.map((i) => i.linkId),
+    );
+    expect(linkIds).toEqual(
+      expect.arrayContaining([
+        'patient.memberId',
+        'patient.firstName',
+        'patient.lastName',
+        'patient.birthDate',
+      ]),
+    );
     expect(route.documentRequirements.length).toBeGreaterThan(0);
     expect(route.portalAuthModes).toContain('automated');
   });

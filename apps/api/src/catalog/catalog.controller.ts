@@ -28,7 +28,11 @@ export class CatalogController {
     const scope = scopeOf(req);
     const query = validateInput(ListPayersQuery, req.query, 'query');
     const limit = parseLimit(query.limit);
-    const filters = { q: query.q ?? null, state: query.state?.toUpperCase() ?? null, serviceType: query.serviceType ?? null };
+    const filters = {
+      q: query.q ?? null,
+      state: query.state?.toUpperCase() ?? null,
+      serviceType: query.serviceType ?? null,
+    };
     const after = this.payerCursors.decode<{ id: string }>(scope, filters, query.cursor);
     const page = await this.catalog.listPayers({
       q: query.q,
@@ -39,7 +43,9 @@ export class CatalogController {
     });
     res.json({
       data: page.items.map(presentPayer),
-      pagination: { nextCursor: page.nextAfter ? this.payerCursors.encode(scope, filters, page.nextAfter) : null },
+      pagination: {
+        nextCursor: page.nextAfter ? this.payerCursors.encode(scope, filters, page.nextAfter) : null,
+      },
     });
   }
 
@@ -70,7 +76,9 @@ export class CatalogController {
     });
     res.json({
       data: page.items.map(presentRoute),
-      pagination: { nextCursor: page.nextAfter ? this.routeCursors.encode(scope, filters, page.nextAfter) : null },
+      pagination: {
+        nextCursor: page.nextAfter ? this.routeCursors.encode(scope, filters, page.nextAfter) : null,
+      },
     });
   }
 }

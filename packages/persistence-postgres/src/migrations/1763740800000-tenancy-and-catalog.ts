@@ -56,7 +56,9 @@ export class TenancyAndCatalog1763740800000 implements MigrationInterface {
         catalog_version text NOT NULL,
         UNIQUE (payer_id, insurance_state, service_type, service_code_system, service_code)
       )`);
-    await q.query(`CREATE INDEX routes_lookup_idx ON routes (payer_id, insurance_state, service_type, service_code)`);
+    await q.query(
+      `CREATE INDEX routes_lookup_idx ON routes (payer_id, insurance_state, service_type, service_code)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

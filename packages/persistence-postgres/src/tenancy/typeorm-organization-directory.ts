@@ -74,7 +74,10 @@ export class TypeOrmOrganizationDirectory implements OrganizationDirectory {
   }
 
   async listApiKeys(organizationId: string): Promise<ApiKeyRecord[]> {
-    const rows = await this.keys.find({ where: { organization_id: organizationId }, order: { created_at: 'ASC' } });
+    const rows = await this.keys.find({
+      where: { organization_id: organizationId },
+      order: { created_at: 'ASC' },
+    });
     return rows.map(toApiKeyRecord);
   }
 
