@@ -1,7 +1,8 @@
 import { hashApiKey } from '@prior-auth/platform';
 import { openTestDataSource, TypeOrmOrganizationDirectory } from '@prior-auth/persistence-postgres';
-import type { DataSource } from 'typeorm';
 import { buildCli } from '../src/cli';
+
+type DataSource = Awaited<ReturnType<typeof openTestDataSource>>;
 
 describe('admin CLI', () => {
   let dataSource: DataSource;

@@ -9,6 +9,11 @@ export interface DatabaseOptions {
   poolSize?: number;
   statementTimeoutMs?: number;
   applicationName?: string;
+  /**
+   * Errors of idle pooled connections (server restart, network loss). The pool drops the connection either
+   * way; calls that need one fail with DatabaseUnavailableError (retryable). Default: TypeORM's warning log.
+   */
+  onPoolError?: (error: Error) => void;
 }
 
 /**
@@ -27,6 +32,7 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     logging: false,
     poolSize: options.poolSize ?? 10,
     applicationName: options.applicationName ?? 'prior-auth',
+    ...(options.onPoolError ? { poolErrorHandler: options.onPoolError } : {}),
     extra: {
       statement_timeout: options.statementTimeoutMs ?? 15_000,
       connectionTimeoutMillis: 10_000,

@@ -18,6 +18,8 @@ export interface DatabaseBootstrapOptions {
   /** Upserts the shipped payer/route catalog after migrating (idempotent; defaults to runMigrations). */
   seedCatalog?: boolean;
   onLog?: (line: string) => void;
+  /** See DatabaseOptions.onPoolError. */
+  onPoolError?: (error: Error) => void;
 }
 
 export interface BootstrappedDatabase {
@@ -47,6 +49,7 @@ export async function bootstrapDatabase(options: DatabaseBootstrapOptions): Prom
     poolSize: options.poolSize,
     statementTimeoutMs: options.statementTimeoutMs,
     applicationName: options.applicationName,
+    onPoolError: options.onPoolError,
   });
   try {
     await dataSource.initialize();

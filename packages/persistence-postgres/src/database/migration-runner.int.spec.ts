@@ -35,7 +35,24 @@ describe('migrate', () => {
           `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
         );
         expect(tables.map((row: { table_name: string }) => row.table_name)).toEqual(
-          expect.arrayContaining(['organizations', 'api_keys', 'provider_npis', 'payers', 'routes']),
+          expect.arrayContaining([
+            'organizations',
+            'api_keys',
+            'provider_npis',
+            'payers',
+            'routes',
+            'authorizations',
+            'authorization_attachments',
+            'review_snapshots',
+            'files',
+            'manual_handoffs',
+            'access_grants',
+            'access_grant_openings',
+            'audit_log',
+            'idempotency_records',
+            'outbox_events',
+            'jobs',
+          ]),
         );
         expect(await migrate(dataSource)).toEqual([]);
       } finally {

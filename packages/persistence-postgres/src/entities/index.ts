@@ -1,6 +1,33 @@
 import { PayerEntity, RouteEntity } from '../catalog/catalog.entity';
+import { AUDIT_ENTITY_SCHEMAS } from '../audit/audit-log.entity';
+import { AUTHORIZATION_ENTITY_SCHEMAS } from '../authorization/authorization.entity';
+import { FileEntity } from '../file/file.entity';
+import { IdempotencyRecordEntity } from '../idempotency/idempotency-record.entity';
+import { ManualHandoffEntity } from '../manual-handoff/manual-handoff.entity';
+import { JobEntity } from '../outbox/job.entity';
+import { OutboxEventEntity } from '../outbox/outbox-event.entity';
 import { ApiKeyEntity, OrganizationEntity, ProviderNpiEntity } from './tenancy.entity';
 
 export * from './tenancy.entity';
+export * from '../audit/audit-log.entity';
+export * from '../authorization/authorization.entity';
+export * from '../file/file.entity';
+export * from '../idempotency/idempotency-record.entity';
+export * from '../manual-handoff/manual-handoff.entity';
+export * from '../outbox/job.entity';
+export * from '../outbox/outbox-event.entity';
 
-export const ENTITY_SCHEMAS = [OrganizationEntity, ProviderNpiEntity, ApiKeyEntity, PayerEntity, RouteEntity];
+export const ENTITY_SCHEMAS = [
+  OrganizationEntity,
+  ProviderNpiEntity,
+  ApiKeyEntity,
+  PayerEntity,
+  RouteEntity,
+  ...AUTHORIZATION_ENTITY_SCHEMAS,
+  FileEntity,
+  ManualHandoffEntity,
+  ...AUDIT_ENTITY_SCHEMAS,
+  IdempotencyRecordEntity,
+  OutboxEventEntity,
+  JobEntity,
+];

@@ -1,0 +1,38 @@
+import type { DomainEventEnvelope, EventOutbox, TenantScope } from '@prior-auth/domain';
+import type { EntityManager } from 'typeorm';
+import { insertStatement, rowTable, runSql } from '../unit-of-work/sql';
+import { assertSameTenant } from '../unit-of-work/tenant-bound';
+import { OutboxEventEntity, type OutboxEventRow } from './outbox-event.entity';
+
+const OUTBOX = rowTable(OutboxEventEntity);
+
+/** Appends domain events of ONE tenant in the manager's transaction, so they commit with the change. */
+export class TypeOrmEventOutbox implements EventOutbox {
+  constructor(
+    private readonly manager: EntityManager,
+    private readonly scope: TenantScope,
+  ) {}
+
+  async append(events: DomainEventEnvelope[]): Promise<void> {
+    if (events.length === 0) return;
+    const rows = events.map((event): Omit<OutboxEventRow, 'sequence' | 'recorded_at' | 'published_at'> => {
+      assertSameTenant(
+        this.scope,
+        { id: event.id, organizationId: event.organizationId, environment: event.environment },
+        'event',
+      );
+      return {
+        id: event.id,
+        organization_id: event.organizationId,
+        environment: event.environment,
+        aggregate_type: event.aggregateType,
+        aggregate_id: event.aggregateId,
+        type: event.type,
+        occurred_at: event.occurredAt,
+        payload: event.payload,
+      };
+    });
+    const insert = insertStatement(OUTBOX, rows as OutboxEventRow[]);
+    await runSql(this.manager, insert.sql, insert.parameters);
+  }
+}

@@ -1,0 +1,55 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { DataSource, EntityManager } from 'typeorm';
+import { translateDatabaseError } from '../database/database-errors';
+
+/** Who a change is made for; recorded in the audit log next to each domain event. */
+export interface TransactionMetadata {
+  /** For example `api_key:key_…` or `worker`. */
+  actor?: string;
+  requestId?: string;
+}
+
+export interface AmbientTransaction {
+  dataSource: DataSource;
+  manager: EntityManager;
+  metadata: TransactionMetadata;
+}
+
+const storage = new AsyncLocalStorage<AmbientTransaction>();
+
+/**
+ * An ambient transaction for the current async call chain. The API opens one around a command, so the
+ * command's unit of work and the idempotent response it stores (`PostgresIdempotencyStore.complete`) commit
+ * together or not at all. Units of work started inside join it through a savepoint: a use case that fails
+ * rolls back its own writes while the ambient transaction stays usable (for example to store the error
+ * response). Work inside one ambient transaction must be sequential: it is one connection.
+ */
+export class TransactionContext {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Runs `work` in a new transaction, or inside the ambient one when already in one on this DataSource. */
+  async run<T>(work: (manager: EntityManager) => Promise<T>, metadata: TransactionMetadata = {}): Promise<T> {
+    const ambient = TransactionContext.current(this.dataSource);
+    if (ambient !== undefined) return work(ambient.manager);
+    try {
+      return await this.dataSource.transaction((manager) =>
+        storage.run({ dataSource: this.dataSource, manager, metadata }, () => work(manager)),
+      );
+    } catch (error) {
+      throw translateDatabaseError(error);
+    }
+  }
+
+  /** The ambient transaction on `dataSource` (any DataSource when omitted), if the caller is inside one. */
+  static current(dataSource?: DataSource): AmbientTransaction | undefined {
+    const ambient = storage.getStore();
+    if (ambient === undefined || (dataSource !== undefined && ambient.dataSource !== dataSource))
+      return undefined;
+    return ambient;
+  }
+
+  /** Runs `work` outside any ambient transaction, for writes that must be visible at once (idempotency claims). */
+  static detached<T>(work: () => Promise<T>): Promise<T> {
+    return storage.exit(work);
+  }
+}

@@ -1,0 +1,309 @@
+import { DomainError, type DomainEventEnvelope, type TenantScope } from '@prior-auth/domain';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import type { DataSource } from 'typeorm';
+import { arrange, type Arranged } from '../authorization/testing/authorization-builders';
+import { createDataSource } from '../database/data-source';
+import { DatabaseUnavailableError } from '../database/database-errors';
+import { openTestDataSource } from '../database/test-database';
+import { PostgresIdempotencyStore } from '../idempotency/postgres-idempotency-store';
+import { createTestTenant, testCursors, uniqueSuffix } from './testing/test-tenants';
+import { TransactionContext } from './transaction-context';
+import { TypeOrmUnitOfWork } from './typeorm-unit-of-work';
+
+let dataSource: DataSource;
+let unitOfWork: TypeOrmUnitOfWork;
+let transactions: TransactionContext;
+let idempotency: PostgresIdempotencyStore;
+
+beforeAll(async () => {
+  dataSource = await openTestDataSource(6);
+  unitOfWork = new TypeOrmUnitOfWork(dataSource, { cursors: testCursors(), defaultActor: 'worker' });
+  transactions = new TransactionContext(dataSource);
+  idempotency = new PostgresIdempotencyStore(dataSource);
+});
+afterAll(() => dataSource.destroy());
+
+const envelopes = (arranged: Arranged): DomainEventEnvelope[] => {
+  const { authorization } = arranged;
+  return [
+    {
+      id: `evt_${uniqueSuffix()}`,
+      type: 'authorization.created',
+      aggregateType: 'authorization',
+      aggregateId: authorization.id,
+      organizationId: authorization.organizationId,
+      environment: authorization.environment,
+      occurredAt: new Date('2026-03-02T09:00:00.000Z'),
+      payload: { status: authorization.status, version: authorization.version },
+    },
+  ];
+};
+
+/** Everything a command may write for `authorizationId`, counted. */
+async function footprint(scope: TenantScope, authorizationId: string) {
+  const count = async (sql: string) =>
+    Number(
+      (await dataSource.query(sql, [scope.organizationId, scope.environment, authorizationId]))[0].count,
+    );
+  return {
+    authorizations: await count(
+      'SELECT count(*) FROM authorizations WHERE organization_id = $1 AND environment = $2 AND id = $3',
+    ),
+    attachments: await count(
+      'SELECT count(*) FROM authorization_attachments WHERE organization_id = $1 AND environment = $2 AND authorization_id = $3',
+    ),
+    outbox: await count(
+      'SELECT count(*) FROM outbox_events WHERE organization_id = $1 AND environment = $2 AND aggregate_id = $3',
+    ),
+    audit: await count(
+      'SELECT count(*) FROM audit_log WHERE organization_id = $1 AND environment = $2 AND subject_id = $3',
+    ),
+    jobs: await count(
+      'SELECT count(*) FROM jobs WHERE organization_id = $1 AND environment = $2 AND authorization_id = $3',
+    ),
+  };
+}
+
+const NOTHING = { authorizations: 0, attachments: 0, outbox: 0, audit: 0, jobs: 0 };
+
+/** The command: files, the aggregate with its attachment, its events and a job. */
+const command = (scope: TenantScope, arranged: Arranged) =>
+  unitOfWork.run(scope, async (tx) => {
+    for (const file of arranged.files) await tx.files.save(file);
+    await tx.authorizations.save(arranged.authorization);
+    await tx.outbox.append(envelopes(arranged));
+    await tx.jobs.enqueue({
+      type: 'process',
+      authorizationId: arranged.authorization.id,
+      payload: { attempt: 1 },
+    });
+  });
+
+describe('TypeOrmUnitOfWork', () => {
+  it('commits the aggregate, its children, outbox, audit and job rows together', async () => {
+    const scope = await createTestTenant(dataSource);
+    const arranged = arrange(scope, 'requires_confirmation');
+    await command(scope, arranged);
+    expect(await footprint(scope, arranged.authorization.id)).toEqual({
+      authorizations: 1,
+      attachments: 1,
+      outbox: 1,
+      audit: 1,
+      jobs: 1,
+    });
+    const [audit] = await dataSource.query(
+      'SELECT actor, action, subject_type, details FROM audit_log WHERE organization_id = $1 AND subject_id = $2',
+      [scope.organizationId, arranged.authorization.id],
+    );
+    expect(audit).toMatchObject({
+      actor: 'worker',
+      action: 'authorization.created',
+      subject_type: 'authorization',
+    });
+  });
+
+  it('leaves nothing behind when the work fails half-way', async () => {
+    const scope = await createTestTenant(dataSource);
+    const arranged = arrange(scope, 'requires_confirmation');
+    const failing = unitOfWork.run(scope, async (tx) => {
+      for (const file of arranged.files) await tx.files.save(file);
+      await tx.authorizations.save(arranged.authorization);
+      await tx.outbox.append(envelopes(arranged));
+      await tx.jobs.enqueue({ type: 'process', authorizationId: arranged.authorization.id });
+      throw new Error('boom after writing');
+    });
+    await expect(failing).rejects.toThrow('boom after writing');
+    expect(await footprint(scope, arranged.authorization.id)).toEqual(NOTHING);
+    const files = await dataSource.query('SELECT count(*) FROM files WHERE organization_id = $1', [
+      scope.organizationId,
+    ]);
+    expect(Number(files[0].count)).toBe(0);
+  });
+
+  it('refuses events of another tenant', async () => {
+    const scope = await createTestTenant(dataSource);
+    const other = await createTestTenant(dataSource);
+    const arranged = arrange(other, 'requires_input');
+    await expect(unitOfWork.run(scope, (tx) => tx.outbox.append(envelopes(arranged)))).rejects.toThrow(
+      /another tenant/,
+    );
+  });
+
+  describe('inside an ambient transaction', () => {
+    const claim = (scope: TenantScope, key: string) =>
+      idempotency.claim({ scope, key, fingerprint: 'POST /x {}', now: new Date(), lockTimeoutMs: 30_000 });
+
+    it('commits the command and its idempotent response together', async () => {
+      const scope = await createTestTenant(dataSource);
+      const arranged = arrange(scope, 'requires_confirmation');
+      const key = `key-${uniqueSuffix()}`;
+      const claimed = await claim(scope, key);
+      if (claimed.kind !== 'claimed') throw new Error(`expected a claim, got ${claimed.kind}`);
+
+      await transactions.run(
+        async () => {
+          await command(scope, arranged);
+          await idempotency.complete({
+            scope,
+            key,
+            claimToken: claimed.claimToken,
+            response: { status: 201, headers: { etag: '"3"' }, body: '{"id":"x"}' },
+            now: new Date(),
+          });
+        },
+        { actor: 'api_key:key_test', requestId: 'req_1' },
+      );
+
+      expect(await footprint(scope, arranged.authorization.id)).toMatchObject({
+        authorizations: 1,
+        outbox: 1,
+        audit: 1,
+      });
+      expect(await claim(scope, key)).toEqual({
+        kind: 'replay',
+        status: 201,
+        headers: { etag: '"3"' },
+        body: '{"id":"x"}',
+      });
+      const [audit] = await dataSource.query(
+        'SELECT actor, request_id FROM audit_log WHERE subject_id = $1',
+        [arranged.authorization.id],
+      );
+      expect(audit).toEqual({ actor: 'api_key:key_test', request_id: 'req_1' });
+    });
+
+    it('rolls back the command and the stored response when the transaction fails after both', async () => {
+      const scope = await createTestTenant(dataSource);
+      const arranged = arrange(scope, 'requires_confirmation');
+      const key = `key-${uniqueSuffix()}`;
+      const claimed = await claim(scope, key);
+      if (claimed.kind !== 'claimed') throw new Error(`expected a claim, got ${claimed.kind}`);
+
+      const failing = transactions.run(async () => {
+        await command(scope, arranged);
+        await idempotency.complete({
+          scope,
+          key,
+          claimToken: claimed.claimToken,
+          response: { status: 201, headers: {}, body: '{}' },
+          now: new Date(),
+        });
+        throw new Error('crash before commit');
+      });
+      await expect(failing).rejects.toThrow('crash before commit');
+
+      expect(await footprint(scope, arranged.authorization.id)).toEqual(NOTHING);
+      // The claim itself committed on its own: the key is still in flight, not answered.
+      expect(await claim(scope, key)).toEqual({ kind: 'in_flight' });
+      expect(await idempotency.release({ scope, key, claimToken: claimed.claimToken })).toBe(true);
+    });
+
+    it('rolls back a failing unit of work to its savepoint, so the error response can still be stored', async () => {
+      const scope = await createTestTenant(dataSource);
+      const arranged = arrange(scope, 'requires_confirmation');
+      const key = `key-${uniqueSuffix()}`;
+      const claimed = await claim(scope, key);
+      if (claimed.kind !== 'claimed') throw new Error(`expected a claim, got ${claimed.kind}`);
+
+      await transactions.run(async () => {
+        const domainFailure = unitOfWork.run(scope, async (tx) => {
+          for (const file of arranged.files) await tx.files.save(file);
+          await tx.authorizations.save(arranged.authorization);
+          throw new DomainError('authorization_not_confirmable', 'no');
+        });
+        await expect(domainFailure).rejects.toMatchObject({ code: 'authorization_not_confirmable' });
+        // A failed statement inside the savepoint does not poison the ambient transaction either.
+        const sqlFailure = unitOfWork.run(scope, (tx) =>
+          tx.outbox.append([{ ...envelopes(arranged)[0]!, aggregateType: 'not_a_type' as 'file' }]),
+        );
+        await expect(sqlFailure).rejects.toThrow(/check constraint/);
+        await idempotency.complete({
+          scope,
+          key,
+          claimToken: claimed.claimToken,
+          response: { status: 409, headers: {}, body: '{"error":{"code":"authorization_not_confirmable"}}' },
+          now: new Date(),
+        });
+      });
+
+      expect(await footprint(scope, arranged.authorization.id)).toEqual(NOTHING);
+      expect(await claim(scope, key)).toMatchObject({ kind: 'replay', status: 409 });
+    });
+
+    it('joins nested runs into one transaction', async () => {
+      const scope = await createTestTenant(dataSource);
+      const arranged = arrange(scope, 'requires_input');
+      const seenInside = await transactions.run(async (outer) => {
+        await transactions.run(async (inner) => expect(inner).toBe(outer));
+        await command(scope, arranged);
+        // Not visible to other connections until the ambient transaction commits.
+        return footprint(scope, arranged.authorization.id);
+      });
+      expect(seenInside).toEqual(NOTHING);
+      expect(await footprint(scope, arranged.authorization.id)).toMatchObject({ authorizations: 1 });
+    });
+  });
+
+  it('reports a database that went away as a retryable DatabaseUnavailableError', async () => {
+    // A TCP proxy in front of the server, so the test can make the database vanish for this pool only.
+    const target = new URL(process.env.DATABASE_URL!);
+    const sockets = new Set<Socket>();
+    const proxy = createServer((client) => {
+      const upstream = connect(Number(target.port), target.hostname);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.on('close', () => sockets.delete(socket));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxied = new URL(target.toString());
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String((proxy.address() as AddressInfo).port);
+    const flaky = createDataSource({ url: proxied.toString(), poolSize: 2 });
+    await flaky.initialize();
+    try {
+      const scope = await createTestTenant(dataSource);
+      const flakyWork = new TypeOrmUnitOfWork(flaky, { cursors: testCursors() });
+      expect(await flakyWork.run(scope, (tx) => tx.files.findById('x'))).toBeNull();
+
+      await new Promise<void>((resolve) => {
+        proxy.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      });
+      const failing = flakyWork.run(scope, (tx) => tx.files.findById('x'));
+      await expect(failing).rejects.toBeInstanceOf(DatabaseUnavailableError);
+      await expect(failing).rejects.toMatchObject({ retryable: true, code: 'database_unavailable' });
+      const idempotencyFailure = new PostgresIdempotencyStore(flaky).claim({
+        scope,
+        key: 'k',
+        fingerprint: 'f',
+        now: new Date(),
+        lockTimeoutMs: 1_000,
+      });
+      await expect(idempotencyFailure).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    } finally {
+      await flaky.destroy().catch(() => undefined);
+    }
+  });
+
+  it('reports a connection killed mid-transaction as DatabaseUnavailableError', async () => {
+    const victim = await openTestDataSource(2);
+    try {
+      const scope = await createTestTenant(dataSource);
+      const failing = new TransactionContext(victim).run(async (manager) => {
+        const [{ pid }] = await manager.query('SELECT pg_backend_pid() AS pid');
+        await dataSource.query('SELECT pg_terminate_backend($1)', [pid]);
+        // The unit of work joins the ambient transaction, whose connection is gone.
+        return new TypeOrmUnitOfWork(victim, { cursors: testCursors() }).run(scope, (tx) =>
+          tx.files.findById('x'),
+        );
+      });
+      await expect(failing).rejects.toBeInstanceOf(DatabaseUnavailableError);
+      await expect(failing).rejects.toMatchObject({ retryable: true });
+    } finally {
+      await victim.destroy().catch(() => undefined);
+    }
+  });
+});

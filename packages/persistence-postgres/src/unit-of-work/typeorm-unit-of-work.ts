@@ -1,0 +1,73 @@
+import type { Clock, TenantScope, TransactionalPorts, UnitOfWork } from '@prior-auth/domain';
+import type { DataSource, EntityManager } from 'typeorm';
+import { TypeOrmAuditLog } from '../audit/typeorm-audit-log';
+import { TypeOrmAuthorizationRepository } from '../authorization/typeorm-authorization.repository';
+import { translateDatabaseError } from '../database/database-errors';
+import { TypeOrmFileRepository } from '../file/typeorm-file.repository';
+import { TypeOrmManualHandoffRepository } from '../manual-handoff/typeorm-manual-handoff.repository';
+import { TypeOrmEventOutbox } from '../outbox/typeorm-event-outbox';
+import { TypeOrmJobQueue } from '../outbox/typeorm-job-queue';
+import type { KeysetCursors } from '../pagination/keyset-cursor';
+import { TransactionContext, type TransactionMetadata } from './transaction-context';
+
+export interface TypeOrmUnitOfWorkOptions {
+  /** Signs and checks list cursors. */
+  cursors: KeysetCursors;
+  /** Time for enqueued jobs without `runAt`; the system clock when absent. */
+  clock?: Clock;
+  /** Audit actor when the ambient transaction names none (for example `worker`). */
+  defaultActor?: string;
+  maxJobAttempts?: number;
+}
+
+/**
+ * The domain's UnitOfWork on PostgreSQL. `run` opens a transaction, or joins the ambient one
+ * (`TransactionContext`) through a savepoint, and hands `work` repositories, outbox and job queue bound to
+ * that transaction and to ONE tenant. Events appended to the outbox are also written to the audit log.
+ * Everything commits together; a throw rolls all of it back. Connection failures surface as
+ * DatabaseUnavailableError (retryable).
+ */
+export class TypeOrmUnitOfWork implements UnitOfWork {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly options: TypeOrmUnitOfWorkOptions,
+  ) {}
+
+  async run<T>(scope: TenantScope, work: (tx: TransactionalPorts) => Promise<T>): Promise<T> {
+    const ambient = TransactionContext.current(this.dataSource);
+    try {
+      if (ambient !== undefined) {
+        // The ambient manager is already in a transaction, so this nests as a savepoint.
+        return await ambient.manager.transaction((manager) =>
+          work(this.ports(manager, scope, ambient.metadata)),
+        );
+      }
+      return await this.dataSource.transaction((manager) => work(this.ports(manager, scope, {})));
+    } catch (error) {
+      throw translateDatabaseError(error);
+    }
+  }
+
+  /** The scope-bound ports on `manager`; exposed for adapters that manage the transaction themselves. */
+  ports(manager: EntityManager, scope: TenantScope, metadata: TransactionMetadata = {}): TransactionalPorts {
+    const outbox = new TypeOrmEventOutbox(manager, scope);
+    const audit = new TypeOrmAuditLog(manager);
+    const actor = metadata.actor ?? this.options.defaultActor ?? 'system';
+    const clock = this.options.clock;
+    return {
+      authorizations: new TypeOrmAuthorizationRepository(manager, scope, this.options.cursors),
+      files: new TypeOrmFileRepository(manager, scope, this.options.cursors),
+      manualHandoffs: new TypeOrmManualHandoffRepository(manager, scope),
+      outbox: {
+        append: async (events) => {
+          await outbox.append(events);
+          await audit.appendEvents(events, { actor, requestId: metadata.requestId ?? null });
+        },
+      },
+      jobs: new TypeOrmJobQueue(manager, scope, {
+        now: clock === undefined ? undefined : () => clock.now(),
+        maxAttempts: this.options.maxJobAttempts,
+      }),
+    };
+  }
+}
