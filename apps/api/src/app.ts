@@ -1,20 +1,21 @@
 import type { AppConfig, Logger } from '@prior-auth/platform';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Container } from 'inversify';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import { authenticationMiddleware } from './auth/authentication.middleware';
+import { AuthorizationController } from './authorization/authorization.controller';
+import { authorizationRouter } from './authorization/authorization.routes';
 import { CatalogController } from './catalog/catalog.controller';
 import { HealthController } from './health/health.controller';
 import { accessLogMiddleware } from './http/access-log.middleware';
 import { asyncHandler } from './http/async-handler';
+import { jsonBodiesOnly } from './http/content-type.middleware';
 import { errorHandler } from './http/error-handler';
 import { HttpError } from './http/http-error';
+import { methodNotAllowed } from './http/method-not-allowed';
 import { requestIdMiddleware } from './http/request-id.middleware';
 import { TOKENS } from './tokens';
-
-const methodNotAllowed: RequestHandler = (req, _res, next) =>
-  next(new HttpError(405, 'method_not_allowed', `${req.method} is not allowed on this path.`));
 
 /** The Express application for one container; tests drive it with supertest, `main` with a real server. */
 export function createApp(container: Container): Express {
@@ -32,6 +33,7 @@ export function createApp(container: Container): Express {
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
+  app.use(jsonBodiesOnly);
   app.use(express.json({ limit: config.REQUEST_BODY_LIMIT_BYTES, type: () => true, strict: true }));
 
   const health = container.get(HealthController);
@@ -52,6 +54,9 @@ export function createApp(container: Container): Express {
   v1.route('/prior-auth/routes')
     .get(asyncHandler((req, res) => catalog.listRoutes(req, res)))
     .all(methodNotAllowed);
+  const authorizations = authorizationRouter(container.get(AuthorizationController));
+  v1.use('/prior-auth/authorizations', authorizations);
+  v1.use('/prior-authorizations', authorizations);
   app.use('/v1', v1);
 
   app.use((req, _res, next) =>

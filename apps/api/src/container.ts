@@ -1,12 +1,39 @@
 import 'reflect-metadata';
-import type { Environment, OrganizationDirectory } from '@prior-auth/domain';
-import { TokenSigner, type AppConfig, type Logger } from '@prior-auth/platform';
-import { TypeOrmOrganizationDirectory, TypeOrmPayerCatalog } from '@prior-auth/persistence-postgres';
+import {
+  AttachFileUseCase,
+  CancelAuthorizationUseCase,
+  ConfirmAuthorizationUseCase,
+  CreateAuthorizationUseCase,
+  DetachAttachmentUseCase,
+  GetAuthorizationUseCase,
+  ListAuthorizationsUseCase,
+  PatchAnswersUseCase,
+  type Clock,
+  type Environment,
+  type OrganizationDirectory,
+} from '@prior-auth/domain';
+import { RandomIdGenerator, TokenSigner, type AppConfig, type Logger } from '@prior-auth/platform';
+import {
+  KeysetCursors,
+  PostgresIdempotencyStore,
+  TransactionContext,
+  TypeOrmOrganizationDirectory,
+  TypeOrmPayerCatalog,
+  TypeOrmProviderRegistry,
+  TypeOrmUnitOfWork,
+} from '@prior-auth/persistence-postgres';
 import { Container } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator';
+import {
+  AuthorizationController,
+  type AuthorizationUseCases,
+} from './authorization/authorization.controller';
+import { NotYetAvailableGrantIssuer, NotYetAvailableRuntimeSessions } from './authorization/unbuilt-adapters';
 import { CatalogController } from './catalog/catalog.controller';
 import { HealthController } from './health/health.controller';
+import { CommandRunner } from './http/command-runner';
+import { Semaphore } from './http/semaphore';
 import { TOKENS } from './tokens';
 
 export interface ApiDependencies {
@@ -14,6 +41,17 @@ export interface ApiDependencies {
   logger: Logger;
   dataSource: DataSource;
   servedEnvironments?: readonly Environment[];
+}
+
+/**
+ * How many commands may hold an ambient transaction at once. A command holds one pooled connection for its
+ * transaction, and some adapters it calls (provider registry, payer catalog) read through the DataSource on a
+ * second one. If every connection were held by a command waiting for a second, they would all wait until the
+ * pool's connection timeout; keeping one connection out of their reach guarantees progress.
+ */
+export function commandSlots(dataSource: DataSource): number {
+  const poolSize = (dataSource.options as { poolSize?: number }).poolSize ?? 10;
+  return Math.max(1, poolSize - 1);
 }
 
 /** The API's composition root: adapters bound to ports, controllers bound as singletons. */
@@ -29,9 +67,39 @@ export function buildContainer(deps: ApiDependencies): Container {
     .bind<OrganizationDirectory>(TOKENS.OrganizationDirectory)
     .toConstantValue(new TypeOrmOrganizationDirectory(deps.dataSource));
   if (!deps.config.SIGNING_SECRET) throw new Error('SIGNING_SECRET is required to run the API');
-  container.bind(TOKENS.TokenSigner).toConstantValue(new TokenSigner(deps.config.SIGNING_SECRET));
-  container.bind(TOKENS.PayerCatalog).toConstantValue(new TypeOrmPayerCatalog(deps.dataSource));
+  const signer = new TokenSigner(deps.config.SIGNING_SECRET);
+  container.bind(TOKENS.TokenSigner).toConstantValue(signer);
+  const payerCatalog = new TypeOrmPayerCatalog(deps.dataSource);
+  container.bind(TOKENS.PayerCatalog).toConstantValue(payerCatalog);
+
+  // Commands: ambient transactions, idempotency records, and the use cases on their ports.
+  container.bind(TOKENS.TransactionContext).toConstantValue(new TransactionContext(deps.dataSource));
+  container.bind(TOKENS.IdempotencyStore).toConstantValue(new PostgresIdempotencyStore(deps.dataSource));
+  container.bind(TOKENS.CommandSlots).toConstantValue(new Semaphore(commandSlots(deps.dataSource)));
+  const clock: Clock = { now: () => new Date() };
+  const ports = {
+    unitOfWork: new TypeOrmUnitOfWork(deps.dataSource, { cursors: new KeysetCursors(signer), clock }),
+    clock,
+    ids: new RandomIdGenerator(),
+    providerRegistry: new TypeOrmProviderRegistry(deps.dataSource),
+    payerCatalog,
+    grantIssuer: new NotYetAvailableGrantIssuer(),
+    runtimeSessions: new NotYetAvailableRuntimeSessions(),
+  };
+  container.bind<AuthorizationUseCases>(TOKENS.AuthorizationUseCases).toConstantValue({
+    create: new CreateAuthorizationUseCase(ports),
+    get: new GetAuthorizationUseCase(ports),
+    list: new ListAuthorizationsUseCase(ports),
+    patchAnswers: new PatchAnswersUseCase(ports),
+    attachFile: new AttachFileUseCase(ports),
+    detachAttachment: new DetachAttachmentUseCase(ports),
+    confirm: new ConfirmAuthorizationUseCase(ports),
+    cancel: new CancelAuthorizationUseCase(ports),
+  });
+
   container.bind(ApiKeyAuthenticator).toSelf();
+  container.bind(CommandRunner).toSelf();
+  container.bind(AuthorizationController).toSelf();
   container.bind(CatalogController).toSelf();
   container.bind(HealthController).toSelf();
   return container;

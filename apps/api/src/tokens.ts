@@ -7,4 +7,8 @@ export const TOKENS = {
   ServedEnvironments: Symbol.for('ServedEnvironments'),
   PayerCatalog: Symbol.for('PayerCatalog'),
   TokenSigner: Symbol.for('TokenSigner'),
+  TransactionContext: Symbol.for('TransactionContext'),
+  IdempotencyStore: Symbol.for('IdempotencyStore'),
+  CommandSlots: Symbol.for('CommandSlots'),
+  AuthorizationUseCases: Symbol.for('AuthorizationUseCases'),
 } as const;

@@ -1,4 +1,5 @@
 import { isDomainError } from '@prior-auth/domain';
+import { isDatabaseUnavailableError, isInvalidCursorError } from '@prior-auth/persistence-postgres';
 import type { Logger } from '@prior-auth/platform';
 import type { ErrorRequestHandler, Response } from 'express';
 import { DOMAIN_ERROR_HTTP_STATUS } from './error-mapping';
@@ -54,6 +55,42 @@ export function toErrorResponse(
         details: error.details,
         retryable: error.retryable,
       }),
+    };
+  }
+  if (isInvalidCursorError(error)) {
+    // Decision 6: a tampered cursor, or one of another tenant or filter set, is a validation failure.
+    return {
+      status: 422,
+      headers: {},
+      body: errorEnvelope(
+        requestId,
+        'request_validation_failed',
+        'The request is invalid; see issues for each field.',
+        {
+          issues: [
+            {
+              errorType: 'value_error',
+              location: ['query', 'cursor'],
+              message: 'cursor is not valid for this list; start again without it',
+            },
+          ],
+        },
+      ),
+    };
+  }
+  if (isDatabaseUnavailableError(error)) {
+    // Nothing was committed (the transaction failed as a whole), so the same request may simply be retried.
+    return {
+      status: 503,
+      headers: { 'Retry-After': '1' },
+      body: errorEnvelope(
+        requestId,
+        'service_unavailable',
+        'The service is temporarily unavailable; retry shortly.',
+        {
+          retryable: true,
+        },
+      ),
     };
   }
   const bodyParserError = error as { type?: string; status?: number };

@@ -1,8 +1,8 @@
 import { plainToInstance, type ClassConstructor } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
-import { validationFailed, type ValidationIssue } from './http-error';
+import { HttpError, validationFailed, type ValidationIssue } from './http-error';
 
-type Location = 'body' | 'query' | 'headers' | 'path';
+export type Location = 'body' | 'query' | 'headers' | 'path';
 
 // class-validator's constraint names are stable identifiers; expose the common ones as error types.
 const ERROR_TYPES: Record<string, string> = {
@@ -27,6 +27,19 @@ const ERROR_TYPES: Record<string, string> = {
   matches: 'pattern',
 };
 
+/**
+ * The constraints worth reporting for one field: a missing field only as missing, a value of the wrong type
+ * only as a type error (its length or pattern mean nothing then), otherwise every rule it breaks.
+ */
+function reportable(error: ValidationError): Array<[string, string]> {
+  const constraints = Object.entries(error.constraints ?? {});
+  const missing = constraints.find(([constraint]) => constraint === 'isDefined');
+  if (missing && error.value === undefined) return [missing];
+  const typeErrors = constraints.filter(([constraint]) => ERROR_TYPES[constraint] === 'type_error');
+  const typeError = typeErrors.find(([constraint]) => constraint !== 'nestedValidation') ?? typeErrors[0];
+  return typeError ? [typeError] : constraints;
+}
+
 function flatten(
   errors: ValidationError[],
   location: Location,
@@ -35,25 +48,33 @@ function flatten(
 ): void {
   for (const error of errors) {
     const path = [...parents, error.property];
-    for (const [constraint, message] of Object.entries(error.constraints ?? {})) {
+    const reported = reportable(error);
+    for (const [constraint, message] of reported) {
       out.push({
         errorType: ERROR_TYPES[constraint] ?? constraint,
         location: [location, ...path],
         message: constraint === 'whitelistValidation' ? `${path.join('.')} is not a known field` : message,
       });
     }
-    if (error.children?.length) flatten(error.children, location, path, out);
+    // Fields inside a value that is missing or of the wrong type are not worth reporting one by one.
+    const wholeValueRefused = reported.some(
+      ([constraint]) => ERROR_TYPES[constraint] === 'missing' || ERROR_TYPES[constraint] === 'type_error',
+    );
+    if (!wholeValueRefused && error.children?.length) flatten(error.children, location, path, out);
   }
 }
 
 /**
  * Validates a plain value against a DTO class. Unknown fields are refused (not silently dropped) so a typo
  * in a field name is reported instead of ignored. Throws `422 request_validation_failed` with precise issues.
+ * `check` adds rules class-validator cannot express on one property (for example "exactly one of"); it gets
+ * the raw value, which may be invalid in other ways, and its issues are reported together with the others.
  */
 export function validateInput<T extends object>(
   dto: ClassConstructor<T>,
   value: unknown,
   location: Location,
+  check?: (raw: Record<string, unknown>) => ValidationIssue[],
 ): T {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw validationFailed([
@@ -69,10 +90,56 @@ export function validateInput<T extends object>(
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
   });
-  if (errors.length > 0) {
-    const issues: ValidationIssue[] = [];
-    flatten(errors, location, [], issues);
-    throw validationFailed(issues);
-  }
+  const issues: ValidationIssue[] = [];
+  flatten(errors, location, [], issues);
+  if (check) issues.push(...check(value as Record<string, unknown>));
+  if (issues.length > 0) throw validationFailed(issues);
   return instance;
+}
+
+/** For operations without a body: nothing, or an empty JSON object. Anything else is a 422 at its field. */
+export function assertEmptyBody(value: unknown): void {
+  if (value === undefined) return;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw validationFailed([
+      {
+        errorType: 'type_error',
+        location: ['body'],
+        message: 'this operation takes no body (or an empty object)',
+      },
+    ]);
+  }
+  const fields = Object.keys(value);
+  if (fields.length > 0) {
+    throw validationFailed(
+      fields.map((field) => ({
+        errorType: 'unknown_field',
+        location: ['body', field],
+        message: `${field} is not a known field`,
+      })),
+    );
+  }
+}
+
+/**
+ * Runs independent validations and reports all their 422 issues at once (for example a missing
+ * Idempotency-Key header and an invalid body field), instead of one round trip per problem.
+ */
+export function validateAll<A, B>(first: () => A, second: () => B): [A, B] {
+  const issues: ValidationIssue[] = [];
+  const attempt = <T>(run: () => T): T | undefined => {
+    try {
+      return run();
+    } catch (error) {
+      if (error instanceof HttpError && error.code === 'request_validation_failed') {
+        issues.push(...(error.options.issues ?? []));
+        return undefined;
+      }
+      throw error;
+    }
+  };
+  const a = attempt(first);
+  const b = attempt(second);
+  if (issues.length > 0) throw validationFailed(issues);
+  return [a as A, b as B];
 }

@@ -1,0 +1,279 @@
+import {
+  DomainError,
+  type Authorization,
+  type AttachFileUseCase,
+  type AuthorizationStatus,
+  type CancelAuthorizationUseCase,
+  type ConfirmAuthorizationUseCase,
+  type CreateAuthorizationUseCase,
+  type DetachAttachmentUseCase,
+  type GetAuthorizationUseCase,
+  type ListAuthorizationsUseCase,
+  type PatchAnswersUseCase,
+  type TenantScope,
+} from '@prior-auth/domain';
+import type { Request, Response } from 'express';
+import { inject, injectable } from 'inversify';
+import { CommandRunner, type CommandResult } from '../http/command-runner';
+import { parseLimit } from '../http/pagination';
+import { idempotencyKey, requiredIfMatch } from '../http/preconditions';
+import { scopeOf } from '../http/request-context';
+import { assertEmptyBody, validateAll, validateInput } from '../http/validation';
+import { TOKENS } from '../tokens';
+import { etagOf, presentAuthorization } from './authorization.presenter';
+import {
+  AttachFileRequest,
+  ConfirmRequest,
+  CreateAuthorizationRequest,
+  ListAuthorizationsQuery,
+  PatchAnswersRequest,
+  createAuthorizationIssues,
+  finalSubmissionPolicyOf,
+  patchAnswersIssues,
+  toCreateCommand,
+  toResponseItems,
+} from './authorization.request';
+
+/** Every authorization use case the API drives; built once in the composition root. */
+export interface AuthorizationUseCases {
+  create: CreateAuthorizationUseCase;
+  get: GetAuthorizationUseCase;
+  list: ListAuthorizationsUseCase;
+  patchAnswers: PatchAnswersUseCase;
+  attachFile: AttachFileUseCase;
+  detachAttachment: DetachAttachmentUseCase;
+  confirm: ConfirmAuthorizationUseCase;
+  cancel: CancelAuthorizationUseCase;
+}
+
+const authorizationResult = (
+  status: number,
+  authorization: Authorization,
+  headers: Record<string, string> = {},
+): CommandResult => ({
+  status,
+  headers: { ...headers, ETag: etagOf(authorization) },
+  body: presentAuthorization(authorization),
+});
+
+const param = (req: Request, name: string): string => String(req.params[name]);
+
+/**
+ * The authorization endpoints, served under both path families (`/v1/prior-auth/authorizations` and
+ * `/v1/prior-authorizations`). Every command follows the same order (decisions 3 and 4): authentication
+ * (middleware), request validation (422, never stored), If-Match syntax (428/400, checked only once the
+ * authorization is known to exist for the tenant, else 404), then the idempotent command itself, where the use
+ * case checks tenant scoping (404) and the version (409 version_conflict).
+ */
+@injectable()
+export class AuthorizationController {
+  constructor(
+    @inject(TOKENS.AuthorizationUseCases) private readonly useCases: AuthorizationUseCases,
+    @inject(CommandRunner) private readonly commands: CommandRunner,
+  ) {}
+
+  async create(req: Request, res: Response): Promise<void> {
+    const scope = scopeOf(req);
+    const [key, body] = validateAll(
+      () => idempotencyKey(req, true),
+      () => validateInput(CreateAuthorizationRequest, req.body, 'body', createAuthorizationIssues),
+    );
+    const finalSubmission = finalSubmissionPolicyOf(body);
+    if (finalSubmission === null) {
+      // The spec lists this exact error for a missing policy; like other validation failures it is not stored.
+      throw new DomainError('final_submission_policy_required', 'policy.finalSubmission is required.');
+    }
+    const command = toCreateCommand(body, finalSubmission);
+    await this.commands.run(
+      req,
+      res,
+      { operation: 'authorizations.create', idempotencyKey: key, params: {}, body: req.body, ifMatch: null },
+      async () => {
+        const authorization = await this.useCases.create.execute(scope, command);
+        return authorizationResult(201, authorization, { Location: `${req.baseUrl}/${authorization.id}` });
+      },
+    );
+  }
+
+  async list(req: Request, res: Response): Promise<void> {
+    const scope = scopeOf(req);
+    const query = validateInput(ListAuthorizationsQuery, req.query, 'query');
+    const limit = parseLimit(query.limit);
+    // The repository signs cursors bound to the tenant and the status filter (InvalidCursorError → 422).
+    const page = await this.useCases.list.execute(scope, {
+      status: query.status as AuthorizationStatus | undefined,
+      limit,
+      cursor: query.cursor,
+    });
+    res.json({ data: page.items.map(presentAuthorization), pagination: { nextCursor: page.nextCursor } });
+  }
+
+  async retrieve(req: Request, res: Response): Promise<void> {
+    const authorization = await this.useCases.get.execute(scopeOf(req), {
+      authorizationId: param(req, 'authorizationId'),
+    });
+    res.setHeader('ETag', etagOf(authorization));
+    res.json(presentAuthorization(authorization));
+  }
+
+  async patchAnswers(req: Request, res: Response): Promise<void> {
+    const scope = scopeOf(req);
+    const authorizationId = param(req, 'authorizationId');
+    const [key, body] = validateAll(
+      () => idempotencyKey(req, false),
+      () => validateInput(PatchAnswersRequest, req.body, 'body', patchAnswersIssues),
+    );
+    const expectedVersion = await this.ifMatch(req, scope, authorizationId);
+    await this.commands.run(
+      req,
+      res,
+      {
+        operation: 'authorizations.patch_answers',
+        idempotencyKey: key,
+        params: { authorizationId },
+        body: req.body,
+        ifMatch: expectedVersion,
+      },
+      async () =>
+        authorizationResult(
+          200,
+          await this.useCases.patchAnswers.execute(scope, {
+            authorizationId,
+            expectedVersion,
+            items: toResponseItems(body.questionnaireResponse),
+          }),
+        ),
+    );
+  }
+
+  async attachFile(req: Request, res: Response): Promise<void> {
+    const scope = scopeOf(req);
+    const authorizationId = param(req, 'authorizationId');
+    const [key, body] = validateAll(
+      () => idempotencyKey(req, true),
+      () => validateInput(AttachFileRequest, req.body, 'body'),
+    );
+    const expectedVersion = await this.ifMatch(req, scope, authorizationId);
+    await this.commands.run(
+      req,
+      res,
+      {
+        operation: 'authorizations.attach_file',
+        idempotencyKey: key,
+        params: { authorizationId },
+        body: req.body,
+        ifMatch: expectedVersion,
+      },
+      async () => {
+        const { authorization } = await this.useCases.attachFile.execute(scope, {
+          authorizationId,
+          expectedVersion,
+          fileId: body.fileId,
+          documentTypes: [...body.documentTypes],
+          description: body.description ?? null,
+        });
+        return authorizationResult(200, authorization);
+      },
+    );
+  }
+
+  async detachAttachment(req: Request, res: Response): Promise<void> {
+    const scope = scopeOf(req);
+    const authorizationId = param(req, 'authorizationId');
+    const attachmentId = param(req, 'attachmentId');
+    const [key] = validateAll(
+      () => idempotencyKey(req, false),
+      () => assertEmptyBody(req.body),
+    );
+    const expectedVersion = await this.ifMatch(req, scope, authorizationId);
+    await this.commands.run(
+      req,
+      res,
+      {
+        operation: 'authorizations.detach_attachment',
+        idempotencyKey: key,
+        params: { authorizationId, attachmentId },
+        body: req.body,
+        ifMatch: expectedVersion,
+      },
+      async () =>
+        authorizationResult(
+          200,
+          await this.useCases.detachAttachment.execute(scope, {
+            authorizationId,
+            expectedVersion,
+            attachmentId,
+          }),
+        ),
+    );
+  }
+
+  async confirm(req: Request, res: Response): Promise<void> {
+    const scope = scopeOf(req);
+    const authorizationId = param(req, 'authorizationId');
+    const [key, body] = validateAll(
+      () => idempotencyKey(req, true),
+      () => validateInput(ConfirmRequest, req.body ?? {}, 'body'),
+    );
+    const expectedVersion = await this.ifMatch(req, scope, authorizationId);
+    await this.commands.run(
+      req,
+      res,
+      {
+        operation: 'authorizations.confirm',
+        idempotencyKey: key,
+        params: { authorizationId },
+        body: req.body,
+        ifMatch: expectedVersion,
+      },
+      async () =>
+        authorizationResult(
+          200,
+          await this.useCases.confirm.execute(scope, {
+            authorizationId,
+            expectedVersion,
+            nextActionId: body.nextActionId,
+          }),
+        ),
+    );
+  }
+
+  async cancel(req: Request, res: Response): Promise<void> {
+    const scope = scopeOf(req);
+    const authorizationId = param(req, 'authorizationId');
+    const [key] = validateAll(
+      () => idempotencyKey(req, true),
+      () => assertEmptyBody(req.body),
+    );
+    const expectedVersion = await this.ifMatch(req, scope, authorizationId);
+    await this.commands.run(
+      req,
+      res,
+      {
+        operation: 'authorizations.cancel',
+        idempotencyKey: key,
+        params: { authorizationId },
+        body: req.body,
+        ifMatch: expectedVersion,
+      },
+      async () =>
+        authorizationResult(
+          200,
+          await this.useCases.cancel.execute(scope, { authorizationId, expectedVersion }),
+        ),
+    );
+  }
+
+  /**
+   * Decision 3: the If-Match precondition comes after tenant scoping, so a missing or malformed header on an
+   * authorization the caller cannot see is still 404. The extra read only happens on that error path.
+   */
+  private async ifMatch(req: Request, scope: TenantScope, authorizationId: string): Promise<number> {
+    try {
+      return requiredIfMatch(req);
+    } catch (error) {
+      await this.useCases.get.execute(scope, { authorizationId });
+      throw error;
+    }
+  }
+}

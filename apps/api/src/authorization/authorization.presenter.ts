@@ -1,0 +1,153 @@
+import {
+  presentQuestionnaire,
+  type Attachment,
+  type Authorization,
+  type NextAction,
+  type Payer,
+  type PayerDecision,
+  type PayerReceipt,
+  type QuestionnaireResponse,
+  type ReviewSnapshot,
+} from '@prior-auth/domain';
+
+/*
+ * The spec's Authorization (current shape), built field by field from the aggregate's state: nothing is
+ * serialized from an entity, so internal fields (organizationId, environment, routeId, documentRequirements,
+ * portalIssues, failure, finalBoundaryCrossedAt, decisionDueAt, the *Version counters, a snapshot's
+ * nextActionId, a decision's outcome duplicate) never reach a client. Times are ISO 8601 UTC strings.
+ */
+
+const iso = (date: Date | string): string => new Date(date).toISOString();
+const isoOrNull = (date: Date | string | null): string | null => (date === null ? null : iso(date));
+
+const presentPayer = (payer: Payer) => ({
+  id: payer.id,
+  displayName: payer.displayName,
+  supportedStates: [...payer.supportedStates],
+  supportedServiceTypes: [...payer.supportedServiceTypes],
+  aliases: [...payer.aliases],
+  status: payer.status,
+  ...(payer.brand ? { brand: payer.brand } : {}),
+  ...(payer.lineOfBusiness ? { lineOfBusiness: payer.lineOfBusiness } : {}),
+});
+
+const presentQuestionnaireResponse = (response: QuestionnaireResponse) => ({
+  item: response.item.map((item) => ({
+    linkId: item.linkId,
+    answer: item.answer.map((answer) => {
+      if (answer.valueCoding !== undefined) return { valueCoding: { ...answer.valueCoding } };
+      return { ...answer };
+    }),
+  })),
+});
+
+const presentAttachment = (attachment: Attachment) => ({
+  id: attachment.id,
+  fileId: attachment.fileId,
+  createdAt: iso(attachment.createdAt),
+  documentTypes: [...attachment.documentTypes],
+  label: attachment.label,
+  description: attachment.description,
+});
+
+const presentNextAction = (action: NextAction) => ({
+  id: action.id,
+  type: action.type,
+  description: action.description,
+  authorizationVersion: action.authorizationVersion,
+  requirementsVersion: action.requirementsVersion,
+  createdAt: iso(action.createdAt),
+  owner: action.owner,
+  reviewSnapshotId: action.reviewSnapshotId,
+  expiresAt: isoOrNull(action.expiresAt),
+  ...(action.resolution
+    ? { resolution: { kind: action.resolution.kind, reason: action.resolution.reason } }
+    : {}),
+});
+
+const presentReviewSnapshot = (snapshot: ReviewSnapshot) => ({
+  id: snapshot.id,
+  generatedAt: iso(snapshot.generatedAt),
+  covers: {
+    authorizationVersion: snapshot.covers.authorizationVersion,
+    requirementsVersion: snapshot.covers.requirementsVersion,
+    questionnaireResponseVersion: snapshot.covers.questionnaireResponseVersion,
+    attachmentVersion: snapshot.covers.attachmentVersion,
+  },
+  status: snapshot.status,
+  kind: snapshot.kind,
+  summary: snapshot.summary,
+  questionnaireResponse: presentQuestionnaireResponse(snapshot.questionnaireResponse),
+  attachments: snapshot.attachments.map(presentAttachment),
+  warnings: [...snapshot.warnings],
+  liveViewUrl: snapshot.liveViewUrl,
+});
+
+const presentReceipt = (receipt: PayerReceipt) => ({
+  receivedAt: iso(receipt.receivedAt),
+  referenceNumber: receipt.referenceNumber,
+  channel: receipt.channel,
+  payerStatusText: receipt.payerStatusText,
+  details: receipt.details,
+});
+
+const presentDecision = (decision: PayerDecision) => ({
+  receivedAt: iso(decision.receivedAt),
+  authorizationNumber: decision.authorizationNumber,
+  payerStatusText: decision.payerStatusText,
+  effectiveFrom: decision.effectiveFrom,
+  effectiveTo: decision.effectiveTo,
+  modifications: [...decision.modifications],
+  denialReasons: [...decision.denialReasons],
+  details: decision.details,
+});
+
+export function presentAuthorization(authorization: Authorization) {
+  const s = authorization.toState();
+  return {
+    id: s.id,
+    version: s.version,
+    status: s.status,
+    policy: { finalSubmission: s.policy.finalSubmission },
+    providerNpi: s.providerNpi,
+    payer: presentPayer(s.payer),
+    templateSelection: {
+      payerId: s.templateSelection.payerId,
+      insuranceState: s.templateSelection.insuranceState,
+      serviceType: s.templateSelection.serviceType,
+      serviceCode: s.templateSelection.serviceCode,
+      serviceCodeSystem: s.templateSelection.serviceCodeSystem,
+    },
+    questionnaire: presentQuestionnaire(s.questionnaire, s.questionnaireResponse),
+    questionnaireResponse: presentQuestionnaireResponse(s.questionnaireResponse),
+    requirements: {
+      version: s.requirements.version,
+      questions: s.requirements.questions.map((q) => ({ linkId: q.linkId, message: q.message })),
+      documents: s.requirements.documents.map((d) => ({ type: d.type, message: d.message })),
+      issues: s.requirements.issues.map((i) => ({
+        code: i.code,
+        message: i.message,
+        field: i.field,
+        severity: i.severity,
+      })),
+    },
+    submission: {
+      reviewSnapshot: s.submission.reviewSnapshot ? presentReviewSnapshot(s.submission.reviewSnapshot) : null,
+      payerReceipt: s.submission.payerReceipt ? presentReceipt(s.submission.payerReceipt) : null,
+      decision: s.submission.decision ? presentDecision(s.submission.decision) : null,
+    },
+    outcome: s.outcome,
+    portalAuthMode: s.portalAuthMode,
+    attachments: s.attachments.map(presentAttachment),
+    nextAction: s.nextAction ? presentNextAction(s.nextAction) : null,
+    createdAt: iso(s.createdAt),
+    updatedAt: iso(s.updatedAt),
+    completedAt: isoOrNull(s.completedAt),
+    canceledAt: isoOrNull(s.canceledAt),
+  };
+}
+
+export type PresentedAuthorization = ReturnType<typeof presentAuthorization>;
+
+/** Decision 2: every response carrying an authorization has `ETag: "<version>"`. */
+export const etagOf = (authorization: Authorization): string => `"${authorization.version}"`;

@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto';
+import { isDomainError } from '@prior-auth/domain';
+import {
+  IdempotencyClaimLostError,
+  type PostgresIdempotencyStore,
+  type StoredResponse,
+  type TransactionContext,
+} from '@prior-auth/persistence-postgres';
+import type { Logger } from '@prior-auth/platform';
+import type { Request, Response } from 'express';
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../tokens';
+import { canonicalJson } from './canonical-json';
+import { toErrorResponse } from './error-handler';
+import { HttpError } from './http-error';
+import { requestContext, scopeOf } from './request-context';
+import type { Semaphore } from './semaphore';
+
+/** What a command handler answers; rendered once to the exact bytes sent (and stored for replays). */
+export interface CommandResult {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export interface CommandSpec {
+  /**
+   * Stable operation name (`authorizations.confirm`): the route pattern without its path family, so the same
+   * command sent through `/v1/prior-auth/authorizations` and `/v1/prior-authorizations` is one command.
+   */
+  operation: string;
+  /** The validated Idempotency-Key header; null when the client sent none (only where it is optional). */
+  idempotencyKey: string | null;
+  /** Path parameters: part of "the route", so one key cannot replay auth A's answer for auth B. */
+  params: Record<string, string>;
+  /** The body as received (absent counts as `{}`); fingerprinted as canonical JSON. */
+  body: unknown;
+  /** The If-Match version, when the operation takes one. */
+  ifMatch: number | null;
+}
+
+/** An in-flight claim older than this is presumed dead (crashed process) and may be taken over. */
+export const IDEMPOTENCY_LOCK_TIMEOUT_MS = 60_000;
+
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Decision 4, implemented once for every command:
+ *
+ * 1. The caller validates the request (headers, body, If-Match syntax) before calling `run`: those failures
+ *    are never stored, and no key is claimed for them.
+ * 2. With a key, `claim` (committed at once on its own connection, so concurrent requests see it):
+ *    completed with the same fingerprint → the stored status, headers and body, byte for byte, with
+ *    `Idempotent-Replayed: true`; another fingerprint → 409 idempotency_key_reused; still running → 409
+ *    idempotency_key_in_use, retryable, `Retry-After: 1` (not stored).
+ * 3. The handler runs inside an ambient transaction (`TransactionContext`). The use case's unit of work joins
+ *    it through a savepoint, and the response, success or domain error, is stored with
+ *    `PostgresIdempotencyStore.complete` in that same transaction: the command's changes and its stored
+ *    answer commit together or not at all. A domain error rolls back only the use case's savepoint.
+ * 4. Anything else (a bug, the database going away, a lost claim) rolls everything back and releases the
+ *    claim, so the client may retry with the same key.
+ *
+ * Without a key the handler still runs in an ambient transaction so the audit log records the API key and
+ * request id as the actor of the change.
+ */
+@injectable()
+export class CommandRunner {
+  constructor(
+    @inject(TOKENS.IdempotencyStore) private readonly store: PostgresIdempotencyStore,
+    @inject(TOKENS.TransactionContext) private readonly transactions: TransactionContext,
+    @inject(TOKENS.CommandSlots) private readonly slots: Semaphore,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
+  ) {}
+
+  async run(
+    req: Request,
+    res: Response,
+    spec: CommandSpec,
+    handler: () => Promise<CommandResult>,
+  ): Promise<void> {
+    const context = requestContext(req);
+    const scope = scopeOf(req);
+    const metadata = {
+      actor: `api_key:${context.auth?.apiKeyId ?? 'unknown'}`,
+      requestId: context.requestId,
+    };
+    const inTransaction = <T>(work: () => Promise<T>): Promise<T> =>
+      this.slots.use(() => this.transactions.run(work, metadata));
+
+    if (spec.idempotencyKey === null) {
+      send(res, await inTransaction(async () => render(await handler())));
+      return;
+    }
+
+    const ref = { scope, key: spec.idempotencyKey };
+    const claim = await this.store.claim({
+      ...ref,
+      fingerprint: fingerprint(req.method, spec),
+      now: new Date(),
+      lockTimeoutMs: IDEMPOTENCY_LOCK_TIMEOUT_MS,
+    });
+    if (claim.kind === 'replay') {
+      res.setHeader('Idempotent-Replayed', 'true');
+      send(res, claim);
+      return;
+    }
+    if (claim.kind === 'mismatch') {
+      throw new HttpError(
+        409,
+        'idempotency_key_reused',
+        'This Idempotency-Key was already used for a different request; use a new key for a new request.',
+      );
+    }
+    if (claim.kind === 'in_flight') throw keyInUse();
+
+    let response: StoredResponse;
+    try {
+      response = await inTransaction(async () => {
+        let outcome: StoredResponse;
+        try {
+          outcome = render(await handler());
+        } catch (error) {
+          if (!isDomainError(error)) throw error;
+          // The domain refused the command: that answer is the key's result too (decision 4).
+          const rendered = toErrorResponse(error, context.requestId);
+          outcome = {
+            status: rendered.status,
+            headers: rendered.headers,
+            body: JSON.stringify(rendered.body),
+          };
+        }
+        await this.store.complete({
+          ...ref,
+          claimToken: claim.claimToken,
+          response: outcome,
+          now: new Date(),
+        });
+        return outcome;
+      });
+    } catch (error) {
+      // Nothing was committed: free the key so a retry can run the command.
+      await this.store.release({ ...ref, claimToken: claim.claimToken }).catch((releaseError: unknown) => {
+        // The claim then expires after IDEMPOTENCY_LOCK_TIMEOUT_MS and is taken over by the next retry.
+        this.logger.warn(
+          { requestId: context.requestId, err: { name: (releaseError as Error)?.name } },
+          'could not release an idempotency claim',
+        );
+      });
+      // Another request took the claim over while this one ran long: it owns the key now.
+      if (error instanceof IdempotencyClaimLostError) throw keyInUse();
+      throw error;
+    }
+    send(res, response);
+  }
+}
+
+const keyInUse = () =>
+  new HttpError(
+    409,
+    'idempotency_key_in_use',
+    'A request with this Idempotency-Key is still being processed; retry shortly.',
+    { retryable: true, headers: { 'Retry-After': '1' } },
+  );
+
+/**
+ * Method + operation + path parameters + canonical JSON body + If-Match, hashed: the store keeps a digest, not
+ * the body (which may hold PHI).
+ */
+export function fingerprint(method: string, spec: CommandSpec): string {
+  const text = canonicalJson([
+    method.toUpperCase(),
+    spec.operation,
+    spec.params,
+    spec.body ?? {},
+    spec.ifMatch,
+  ]);
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}
+
+function render(result: CommandResult): StoredResponse {
+  return { status: result.status, headers: result.headers, body: JSON.stringify(result.body) };
+}
+
+function send(res: Response, response: StoredResponse): void {
+  res
+    .status(response.status)
+    .set(response.headers)
+    .set('Content-Type', JSON_CONTENT_TYPE)
+    .send(response.body);
+}

@@ -1,0 +1,221 @@
+import {
+  evaluateRequirements,
+  File,
+  type Authorization,
+  type AuthorizationContext,
+  type QuestionnaireResponseItem,
+  type TenantScope,
+} from '@prior-auth/domain';
+import { KeysetCursors, TypeOrmUnitOfWork } from '@prior-auth/persistence-postgres';
+import { RandomIdGenerator, TokenSigner } from '@prior-auth/platform';
+import type { Express } from 'express';
+import request from 'supertest';
+import type { DataSource } from 'typeorm';
+import type { TestTenant } from './test-app';
+
+/** A sandbox route of the shipped catalog: UnitedHealthcare, California, CPAP device (HCPCS E0601). */
+export const CPAP_SELECTION = {
+  payerId: 'payer_uhc',
+  insuranceState: 'CA',
+  serviceType: 'outpatient',
+  serviceCode: 'E0601',
+  serviceCodeSystem: 'hcpcs',
+} as const;
+
+/**
+ * Answers to every question of the CPAP template (persistence-postgres catalog data): with these, only the
+ * documents `clinical_notes` and `sleep_study_report` remain.
+ */
+export const COMPLETE_CPAP_ANSWERS: QuestionnaireResponseItem[] = [
+  { linkId: 'patient.memberId', answer: [{ valueString: 'M123456789' }] },
+  { linkId: 'patient.firstName', answer: [{ valueString: 'Ada' }] },
+  { linkId: 'patient.lastName', answer: [{ valueString: 'Lovelace' }] },
+  { linkId: 'patient.birthDate', answer: [{ valueDate: '1980-12-10' }] },
+  { linkId: 'request.diagnosisCode', answer: [{ valueString: 'G47.33' }] },
+  { linkId: 'clinical.sleepStudyType', answer: [{ valueCoding: { code: 'psg' } }] },
+  { linkId: 'clinical.sleepStudyDate', answer: [{ valueDate: '2026-01-10' }] },
+  { linkId: 'clinical.apneaHypopneaIndex', answer: [{ valueDecimal: 22 }] },
+  { linkId: 'clinical.faceToFaceDate', answer: [{ valueDate: '2026-01-15' }] },
+  { linkId: 'clinical.priorPapUse', answer: [{ valueBoolean: false }] },
+];
+
+export const CPAP_DOCUMENT_TYPES = ['clinical_notes', 'sleep_study_report'];
+
+export const createBody = (tenant: TestTenant, overrides: Record<string, unknown> = {}) => ({
+  providerNpi: tenant.npi,
+  templateSelection: { ...CPAP_SELECTION },
+  policy: { finalSubmission: 'automatic' },
+  ...overrides,
+});
+
+let keyCounter = 0;
+/** A fresh Idempotency-Key (unique across parallel test files). */
+export const newKey = (): string => `test-key-${process.pid}-${Date.now()}-${(keyCounter += 1)}`;
+
+export const BASE = '/v1/prior-auth/authorizations';
+export const ALT_BASE = '/v1/prior-authorizations';
+
+/** supertest calls with one API key. */
+export function client(app: Express, apiKey: string) {
+  const auth = { Authorization: `Bearer ${apiKey}` };
+  return {
+    create: (body: unknown, key: string | null = newKey(), base = BASE) => {
+      const req = request(app).post(base).set(auth);
+      if (key !== null) req.set('Idempotency-Key', key);
+      return req.send(body as object);
+    },
+    get: (id: string, base = BASE) => request(app).get(`${base}/${id}`).set(auth),
+    list: (query = '', base = BASE) => request(app).get(`${base}${query}`).set(auth),
+    patch: (id: string, ifMatch: string | null, body: unknown, base = BASE) => {
+      const req = request(app).patch(`${base}/${id}/answers`).set(auth);
+      if (ifMatch !== null) req.set('If-Match', ifMatch);
+      return req.send(body as object);
+    },
+    attach: (
+      id: string,
+      ifMatch: string | null,
+      body: unknown,
+      key: string | null = newKey(),
+      base = BASE,
+    ) => {
+      const req = request(app).post(`${base}/${id}/attachments`).set(auth);
+      if (ifMatch !== null) req.set('If-Match', ifMatch);
+      if (key !== null) req.set('Idempotency-Key', key);
+      return req.send(body as object);
+    },
+    detach: (id: string, attachmentId: string, ifMatch: string | null, base = BASE) => {
+      const req = request(app).delete(`${base}/${id}/attachments/${attachmentId}`).set(auth);
+      if (ifMatch !== null) req.set('If-Match', ifMatch);
+      return req;
+    },
+    confirm: (
+      id: string,
+      ifMatch: string | null,
+      body: unknown,
+      key: string | null = newKey(),
+      base = BASE,
+    ) => {
+      const req = request(app).post(`${base}/${id}/confirm`).set(auth);
+      if (ifMatch !== null) req.set('If-Match', ifMatch);
+      if (key !== null) req.set('Idempotency-Key', key);
+      return body === undefined ? req : req.send(body as object);
+    },
+    cancel: (id: string, ifMatch: string | null, key: string | null = newKey(), base = BASE) => {
+      const req = request(app).post(`${base}/${id}/cancel`).set(auth);
+      if (ifMatch !== null) req.set('If-Match', ifMatch);
+      if (key !== null) req.set('Idempotency-Key', key);
+      return req;
+    },
+  };
+}
+
+export type Client = ReturnType<typeof client>;
+
+export const sandboxScope = (tenant: TestTenant): TenantScope => ({
+  organizationId: tenant.organizationId,
+  environment: 'sandbox',
+});
+
+const unitOfWork = (dataSource: DataSource) =>
+  new TypeOrmUnitOfWork(dataSource, {
+    cursors: new KeysetCursors(new TokenSigner('test-signing-secret-test-signing-secret')),
+  });
+
+/**
+ * A file record of the tenant, stored through the persistence FileRepository. The files endpoints and the
+ * blob-storage adapter are a separate issue, so the tests create the record directly: `ready: true` passes it
+ * through the File aggregate's own completion (as `POST /v1/files/{id}/complete` will), `ready: false` leaves
+ * it `pending_upload`.
+ */
+export async function storeFile(
+  dataSource: DataSource,
+  scope: TenantScope,
+  options: { ready: boolean; fileName?: string },
+): Promise<File> {
+  const ids = new RandomIdGenerator();
+  const now = new Date();
+  const file = File.create(
+    {
+      ...scope,
+      fileName: options.fileName ?? 'sleep-study.pdf',
+      contentType: 'application/pdf',
+      purpose: 'authorization_attachment',
+      sizeBytes: 4096,
+    },
+    { now, newId: (prefix) => ids.newId(prefix) },
+  );
+  if (options.ready) {
+    file.complete(
+      { storedSizeBytes: 4096, sniffedContentType: 'application/pdf', checksumSha256: 'ab'.repeat(32) },
+      now,
+    );
+  }
+  await unitOfWork(dataSource).run(scope, (tx) => tx.files.save(file));
+  return file;
+}
+
+/**
+ * What the worker would do next (the pipeline is another issue): load the authorization, apply `change`
+ * through the aggregate, save it with an optimistic version check.
+ */
+export async function asWorker(
+  dataSource: DataSource,
+  scope: TenantScope,
+  authorizationId: string,
+  change: (authorization: Authorization, ctx: AuthorizationContext) => void,
+): Promise<void> {
+  const ids = new RandomIdGenerator();
+  await unitOfWork(dataSource).run(scope, async (tx) => {
+    const authorization = await tx.authorizations.findById(authorizationId);
+    if (authorization === null) throw new Error(`no authorization ${authorizationId}`);
+    change(authorization, {
+      now: new Date(),
+      newId: (prefix) => ids.newId(prefix),
+      evaluate: evaluateRequirements,
+    });
+    await tx.authorizations.save(authorization);
+    authorization.pullEvents();
+  });
+}
+
+/** Rows of `table` belonging to the organization (every tenant table has organization_id). */
+export async function countRows(
+  dataSource: DataSource,
+  table: string,
+  organizationId: string,
+): Promise<number> {
+  const rows = await dataSource.query(
+    `SELECT count(*)::int AS count FROM ${table} WHERE organization_id = $1`,
+    [organizationId],
+  );
+  return rows[0].count as number;
+}
+
+/**
+ * A sandbox authorization in requires_confirmation (every answer given, both documents attached), as the API
+ * returns it.
+ */
+export async function readyToConfirm(
+  c: Client,
+  dataSource: DataSource,
+  tenant: TestTenant,
+  policy: 'automatic' | 'requires_confirmation' = 'automatic',
+) {
+  const created = await c
+    .create(
+      createBody(tenant, {
+        policy: { finalSubmission: policy },
+        questionnaireResponse: { item: COMPLETE_CPAP_ANSWERS },
+      }),
+    )
+    .expect(201);
+  const file = await storeFile(dataSource, sandboxScope(tenant), { ready: true });
+  const attached = await c
+    .attach(created.body.id, `"${created.body.version}"`, {
+      fileId: file.id,
+      documentTypes: CPAP_DOCUMENT_TYPES,
+    })
+    .expect(200);
+  expect(attached.body.status).toBe('requires_confirmation');
+  return { authorization: attached.body, file };
+}

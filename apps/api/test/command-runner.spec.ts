@@ -1,0 +1,203 @@
+import 'reflect-metadata';
+import { DomainError } from '@prior-auth/domain';
+import {
+  DatabaseUnavailableError,
+  IdempotencyClaimLostError,
+  InvalidCursorError,
+  type ClaimResult,
+  type PostgresIdempotencyStore,
+  type StoredResponse,
+  type TransactionContext,
+} from '@prior-auth/persistence-postgres';
+import { createLogger } from '@prior-auth/platform';
+import express, { type Express } from 'express';
+import request from 'supertest';
+import { asyncHandler } from '../src/http/async-handler';
+import { CommandRunner, fingerprint, type CommandResult } from '../src/http/command-runner';
+import { errorHandler, toErrorResponse } from '../src/http/error-handler';
+import { requestContext } from '../src/http/request-context';
+import { requestIdMiddleware } from '../src/http/request-id.middleware';
+import { Semaphore } from '../src/http/semaphore';
+
+/** The runner on fakes: which store calls happen for each kind of outcome. */
+function harness(claim: ClaimResult, handler: () => Promise<CommandResult>, complete?: () => Promise<void>) {
+  const calls = { complete: [] as StoredResponse[], release: 0, transactions: 0 };
+  const store = {
+    claim: async () => claim,
+    complete: async (ref: { response: StoredResponse }) => {
+      calls.complete.push(ref.response);
+      await complete?.();
+    },
+    release: async () => {
+      calls.release += 1;
+      return true;
+    },
+  } as unknown as PostgresIdempotencyStore;
+  const transactions = {
+    run: async <T>(work: () => Promise<T>) => {
+      calls.transactions += 1;
+      return work();
+    },
+  } as unknown as TransactionContext;
+  const logger = createLogger({ name: 'test', level: 'silent' });
+  const runner = new CommandRunner(store, transactions, new Semaphore(1), logger);
+  const app: Express = express();
+  app.use(requestIdMiddleware);
+  app.use((req, _res, next) => {
+    requestContext(req).auth = {
+      apiKeyId: 'key_1',
+      scope: { organizationId: 'org_1', environment: 'sandbox' },
+    };
+    next();
+  });
+  app.use(express.json());
+  app.post(
+    '/x',
+    asyncHandler((req, res) =>
+      runner.run(
+        req,
+        res,
+        {
+          operation: 'x',
+          idempotencyKey: req.header('idempotency-key') ?? null,
+          params: {},
+          body: req.body,
+          ifMatch: null,
+        },
+        handler,
+      ),
+    ),
+  );
+  app.use(errorHandler(logger));
+  return { app, calls };
+}
+
+const claimed: ClaimResult = { kind: 'claimed', claimToken: 'token' };
+const ok = async (): Promise<CommandResult> => ({ status: 201, headers: { ETag: '"1"' }, body: { id: 'a' } });
+
+describe('CommandRunner', () => {
+  it('stores the success response and sends exactly those bytes', async () => {
+    const { app, calls } = harness(claimed, ok);
+    const res = await request(app).post('/x').set('Idempotency-Key', 'k').send({}).expect(201);
+    expect(calls.complete).toEqual([{ status: 201, headers: { ETag: '"1"' }, body: '{"id":"a"}' }]);
+    expect(res.text).toBe('{"id":"a"}');
+    expect(res.headers.etag).toBe('"1"');
+    expect(calls.release).toBe(0);
+  });
+
+  it('stores a domain error as its envelope', async () => {
+    const { app, calls } = harness(claimed, async () => {
+      throw new DomainError('review_stale', 'stale');
+    });
+    const res = await request(app).post('/x').set('Idempotency-Key', 'k').send({}).expect(409);
+    expect(calls.complete).toHaveLength(1);
+    expect(calls.complete[0]!.status).toBe(409);
+    expect(calls.complete[0]!.body).toBe(res.text);
+    expect(res.body.error.code).toBe('review_stale');
+  });
+
+  it('releases the claim on an unexpected error (500, retryable) and stores nothing', async () => {
+    const { app, calls } = harness(claimed, async () => {
+      throw new Error('bug');
+    });
+    const res = await request(app).post('/x').set('Idempotency-Key', 'k').send({}).expect(500);
+    expect(res.body.error).toMatchObject({ code: 'internal_error', retryable: true });
+    expect(calls.complete).toEqual([]);
+    expect(calls.release).toBe(1);
+  });
+
+  it('answers idempotency_key_in_use when the claim was taken over before the response was stored', async () => {
+    const { app, calls } = harness(claimed, ok, async () => {
+      throw new IdempotencyClaimLostError('k');
+    });
+    const res = await request(app).post('/x').set('Idempotency-Key', 'k').send({}).expect(409);
+    expect(res.body.error).toMatchObject({ code: 'idempotency_key_in_use', retryable: true });
+    expect(res.headers['retry-after']).toBe('1');
+    expect(calls.release).toBe(1);
+  });
+
+  it('replays a stored response without running the handler', async () => {
+    let ran = false;
+    const { app, calls } = harness(
+      { kind: 'replay', status: 202, headers: { ETag: '"9"' }, body: '{"x": 1}' },
+      async () => {
+        ran = true;
+        return ok();
+      },
+    );
+    const res = await request(app).post('/x').set('Idempotency-Key', 'k').send({}).expect(202);
+    expect(res.text).toBe('{"x": 1}');
+    expect(res.headers['idempotent-replayed']).toBe('true');
+    expect(res.headers.etag).toBe('"9"');
+    expect(ran).toBe(false);
+    expect(calls.transactions).toBe(0);
+  });
+
+  it('runs commands without a key in a transaction, without claiming', async () => {
+    const { app, calls } = harness({ kind: 'mismatch' }, ok);
+    await request(app).post('/x').send({}).expect(201);
+    expect(calls.transactions).toBe(1);
+    expect(calls.complete).toEqual([]);
+  });
+
+  it('fingerprints method, operation, parameters, canonical body and If-Match', () => {
+    const spec = {
+      operation: 'o',
+      idempotencyKey: 'k',
+      params: { id: 'a' },
+      body: { b: 1, a: [1, { d: 2, c: 3 }] },
+      ifMatch: 2,
+    };
+    const same = fingerprint('POST', { ...spec, body: { a: [1, { c: 3, d: 2 }], b: 1 } });
+    expect(fingerprint('POST', spec)).toBe(same);
+    expect(fingerprint('POST', { ...spec, ifMatch: 3 })).not.toBe(same);
+    expect(fingerprint('POST', { ...spec, params: { id: 'b' } })).not.toBe(same);
+    expect(fingerprint('POST', { ...spec, operation: 'p' })).not.toBe(same);
+    expect(fingerprint('POST', { ...spec, body: { b: 1, a: [{ d: 2, c: 3 }, 1] } })).not.toBe(same);
+    // An absent body is the empty object.
+    expect(fingerprint('POST', { ...spec, body: undefined })).toBe(
+      fingerprint('POST', { ...spec, body: {} }),
+    );
+    expect(same).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+});
+
+describe('error mapping of persistence errors', () => {
+  it('maps an unavailable database to 503 retryable and a bad cursor to 422 at query.cursor', () => {
+    const down = toErrorResponse(new DatabaseUnavailableError(new Error('ECONNREFUSED')), 'req_1');
+    expect(down).toMatchObject({
+      status: 503,
+      body: { error: { code: 'service_unavailable', retryable: true } },
+    });
+    expect(JSON.stringify(down.body)).not.toContain('ECONNREFUSED');
+    const cursor = toErrorResponse(new InvalidCursorError('malformed'), 'req_1');
+    expect(cursor).toMatchObject({
+      status: 422,
+      body: { error: { code: 'request_validation_failed', issues: [{ location: ['query', 'cursor'] }] } },
+    });
+  });
+});
+
+describe('Semaphore', () => {
+  it('runs at most `permits` works at once, in arrival order', async () => {
+    const semaphore = new Semaphore(2);
+    let running = 0;
+    let peak = 0;
+    const order: number[] = [];
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        semaphore.use(async () => {
+          running += 1;
+          peak = Math.max(peak, running);
+          order.push(i);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          running -= 1;
+        }),
+      ),
+    );
+    expect(peak).toBe(2);
+    expect(order).toEqual([0, 1, 2, 3, 4, 5]);
+    await expect(semaphore.use(async () => Promise.reject(new Error('x')))).rejects.toThrow('x');
+    await semaphore.use(async () => undefined);
+  });
+});
