@@ -1,2 +1,16 @@
-// Filesystem and S3 adapters of the domain's BlobStore port land here (files and blob storage issue).
-export {};
+/**
+ * Adapters of the domain's BlobStore port (decision 14, ADR 0006).
+ *
+ * - `createBlobStore(BLOB_STORAGE_URL, { publicBaseUrl, signingSecret })` picks FsBlobStore (`file://`) or
+ *   S3BlobStore (`s3://`).
+ * - With the filesystem adapter the API serves the bytes: it mounts `BLOB_UPLOAD_ROUTE` (PUT) and
+ *   `BLOB_DOWNLOAD_ROUTE` (GET) outside `/v1`, with no API key and no body parser, and hands the request to
+ *   `BlobHttpHandler.handleUpload(token, req, req.headers)` / `handleDownload(token)`.
+ */
+export * from './blob-key';
+export * from './errors';
+export * from './signed-blob-urls';
+export * from './fs-blob-store';
+export * from './blob-http-handler';
+export * from './s3-blob-store';
+export * from './create-blob-store';
