@@ -1,1 +1,7 @@
-module.exports = require('../../jest.preset.js')(__dirname);
+// Worker tests share one job queue: test files run one at a time so a worker started by one file never runs
+// another file's jobs.
+module.exports = require('../../jest.preset.js')(__dirname, {
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
+  maxWorkers: 1,
+});

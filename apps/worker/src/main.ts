@@ -1,13 +1,21 @@
+import { SandboxPayerPortal } from '@prior-auth/payer-portal';
 import { bootstrapDatabase } from '@prior-auth/persistence-postgres';
 import { ConfigError, createLogger, dataDir, loadConfig, onShutdownSignal } from '@prior-auth/platform';
+import { createWorker, sandboxPipelineSettings } from './composition';
+import { NotYetAvailableGrantIssuer, NotYetAvailableRuntimeSessions } from './unbuilt-adapters';
 
 /**
- * The worker process. It connects to the shared database and, once the processing pipeline lands, claims
- * work from it; any number of workers may run beside any number of API processes.
+ * The worker process: claims pipeline jobs from the shared database and runs them. Any number of workers may
+ * run beside any number of API processes; they share nothing but PostgreSQL.
+ *
+ * Payer portals: the sandbox environment is answered by the simulated payer (decision 13). No production
+ * payer portal adapter exists yet, and none is registered: production cases fail with
+ * `payer_portal_unavailable` instead of ever reaching the simulation.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ name: 'worker', level: config.LOG_LEVEL });
+  let closing = false;
   const database = await bootstrapDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: dataDir(),
@@ -15,15 +23,51 @@ async function main(): Promise<void> {
     poolSize: config.DATABASE_POOL_SIZE,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     applicationName: 'prior-auth-worker',
+    onPoolError: (error) => {
+      if (!closing) logger.warn({ error: error.message }, 'database connection lost');
+    },
   });
-  logger.info({ concurrency: config.WORKER_CONCURRENCY }, 'worker ready');
-  const idle = setInterval(() => undefined, 60_000);
+  if (config.DATABASE_POOL_SIZE < config.WORKER_CONCURRENCY + 1) {
+    logger.warn(
+      { poolSize: config.DATABASE_POOL_SIZE, concurrency: config.WORKER_CONCURRENCY },
+      'DATABASE_POOL_SIZE below WORKER_CONCURRENCY + 1: jobs will wait for connections',
+    );
+  }
+
+  const sandbox = new SandboxPayerPortal({
+    decisionDelayMs: config.SANDBOX_DECISION_DELAY_SECONDS * 1_000,
+    latencyMs: config.SANDBOX_PORTAL_LATENCY_MS,
+  });
+  const worker = createWorker({
+    dataSource: database.dataSource,
+    databaseUrl: database.url,
+    logger,
+    concurrency: config.WORKER_CONCURRENCY,
+    leaseMs: config.WORKER_LEASE_MS,
+    pollIntervalMs: config.WORKER_POLL_INTERVAL_MS,
+    portals: { sandbox },
+    pipelineSettings: { sandbox: sandboxPipelineSettings(sandbox.decisionDelayMs) },
+    grantIssuer: new NotYetAvailableGrantIssuer(),
+    runtimeSessions: new NotYetAvailableRuntimeSessions(),
+    signingSecret: config.SIGNING_SECRET,
+  });
+  await worker.start();
+  logger.info(
+    {
+      workerId: worker.workerId,
+      concurrency: config.WORKER_CONCURRENCY,
+      sandboxDecisionDelayMs: sandbox.decisionDelayMs,
+    },
+    'worker ready',
+  );
 
   onShutdownSignal(
     async () => {
-      clearInterval(idle);
+      // Running steps get the grace period; the rest are released for another worker.
+      await worker.stop({ graceMs: config.SHUTDOWN_GRACE_MS });
+      closing = true;
       await database.close();
-      logger.info('worker stopped');
+      logger.info('worker process exiting');
     },
     (message) => logger.info(message),
   );

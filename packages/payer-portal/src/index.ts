@@ -1,2 +1,2 @@
-// PayerPortal adapters, starting with the deterministic sandbox payer, land here (worker issue).
-export {};
+export * from './sandbox-scenarios';
+export * from './sandbox-payer-portal';

@@ -1,0 +1,3 @@
+import { setupTestDatabase } from '@prior-auth/persistence-postgres';
+
+export default setupTestDatabase;

@@ -1,0 +1,350 @@
+import { randomBytes } from 'node:crypto';
+import {
+  AttachFileUseCase,
+  CancelAuthorizationUseCase,
+  CompleteFileUseCase,
+  CompleteManualHandoffUseCase,
+  ConfirmAuthorizationUseCase,
+  CreateAuthorizationUseCase,
+  CreateFileUseCase,
+  CreateManualHandoffUseCase,
+  PatchAnswersUseCase,
+  type Authorization,
+  type DomainPorts,
+  type Environment,
+  type FinalSubmissionPolicy,
+  type PayerPortal,
+  type PipelineSettings,
+  type QuestionnaireResponseItem,
+  type TemplateSelection,
+  type TenantScope,
+} from '@prior-auth/domain';
+import {
+  KeysetCursors,
+  openTestDataSource,
+  TypeOrmOrganizationDirectory,
+  TypeOrmPayerCatalog,
+  TypeOrmProviderRegistry,
+  TypeOrmUnitOfWork,
+} from '@prior-auth/persistence-postgres';
+import { RandomIdGenerator, TokenSigner } from '@prior-auth/platform';
+import { type DataSource } from 'typeorm';
+import { createWorker, type WorkerCompositionOptions } from '../../src/composition';
+import { type SettledJob, type Worker } from '../../src/worker';
+import { MemoryLogger, pdfBlobStore, RecordingGrantIssuer, RecordingRuntimeSessions } from './fakes';
+
+export const NPI = '1234567893';
+
+/** CPAP device for UnitedHealthcare in California: questionnaire `tmpl_cpap_device`. */
+export const CPAP_SELECTION: TemplateSelection = {
+  payerId: 'payer_uhc',
+  insuranceState: 'CA',
+  serviceType: 'outpatient',
+  serviceCode: 'E0601',
+  serviceCodeSystem: 'hcpcs',
+};
+
+/** The route's required documents, all satisfied by one attached file. */
+export const CPAP_DOCUMENT_TYPES = ['clinical_notes', 'sleep_study_report'];
+
+/** Every required answer of the CPAP questionnaire (no prior PAP use, AHI ≥ 15: nothing conditional). */
+export const cpapAnswers = (memberId: string): QuestionnaireResponseItem[] => [
+  { linkId: 'patient.memberId', answer: [{ valueString: memberId }] },
+  { linkId: 'patient.firstName', answer: [{ valueString: 'Ada' }] },
+  { linkId: 'patient.lastName', answer: [{ valueString: 'Lovelace' }] },
+  { linkId: 'patient.birthDate', answer: [{ valueDate: '1961-05-14' }] },
+  { linkId: 'request.diagnosisCode', answer: [{ valueString: 'G47.33' }] },
+  { linkId: 'clinical.sleepStudyType', answer: [{ valueCoding: { code: 'psg' } }] },
+  { linkId: 'clinical.sleepStudyDate', answer: [{ valueDate: '2026-01-10' }] },
+  { linkId: 'clinical.apneaHypopneaIndex', answer: [{ valueDecimal: 22 }] },
+  { linkId: 'clinical.faceToFaceDate', answer: [{ valueDate: '2026-01-05' }] },
+  { linkId: 'clinical.priorPapUse', answer: [{ valueBoolean: false }] },
+];
+
+export const TEST_SIGNING_SECRET = 'worker-test-signing-secret-0123456789';
+
+/** Fast pipeline timing for tests. */
+export const FAST_SETTINGS: Partial<PipelineSettings> = {
+  decisionPollIntervalMs: 40,
+  handoffReconcileRetryMs: 40,
+  handoffReconcileMaxAttempts: 3,
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What the API runs for a customer (and an operator), on the same ports. */
+const customerUseCases = (ports: Omit<DomainPorts, 'payerPortal'>) => ({
+  create: new CreateAuthorizationUseCase(ports),
+  patch: new PatchAnswersUseCase(ports),
+  confirm: new ConfirmAuthorizationUseCase(ports),
+  cancel: new CancelAuthorizationUseCase(ports),
+  attach: new AttachFileUseCase(ports),
+  createFile: new CreateFileUseCase(ports),
+  completeFile: new CompleteFileUseCase(ports),
+  createHandoff: new CreateManualHandoffUseCase(ports),
+  completeHandoff: new CompleteManualHandoffUseCase(ports),
+});
+
+export interface TestWorker {
+  worker: Worker;
+  dataSource: DataSource;
+  logger: MemoryLogger;
+  settled: SettledJob[];
+}
+
+export type TestWorkerOptions = Partial<
+  Omit<WorkerCompositionOptions, 'dataSource' | 'logger' | 'portals'>
+> & {
+  portal?: PayerPortal;
+  portals?: WorkerCompositionOptions['portals'];
+};
+
+/**
+ * One organization with the test NPI, the domain's customer-side use cases on PostgreSQL (what the API runs),
+ * and in-process workers, each on its own connection pool like a separate process.
+ */
+export class Harness {
+  readonly grantIssuer = new RecordingGrantIssuer();
+  readonly runtimeSessions = new RecordingRuntimeSessions();
+  private readonly workers: TestWorker[] = [];
+  private readonly useCases: ReturnType<typeof customerUseCases>;
+
+  private constructor(
+    readonly dataSource: DataSource,
+    readonly organizationId: string,
+    readonly scope: TenantScope,
+    readonly unitOfWork: TypeOrmUnitOfWork,
+  ) {
+    this.useCases = customerUseCases({
+      unitOfWork,
+      clock: { now: () => new Date() },
+      ids: new RandomIdGenerator(),
+      providerRegistry: new TypeOrmProviderRegistry(dataSource),
+      payerCatalog: new TypeOrmPayerCatalog(dataSource),
+      blobStore: pdfBlobStore,
+      grantIssuer: this.grantIssuer,
+      runtimeSessions: this.runtimeSessions,
+    });
+  }
+
+  static async open(environment: Environment = 'sandbox'): Promise<Harness> {
+    const dataSource = await openTestDataSource(4);
+    const organizationId = `org_wt_${randomBytes(6).toString('hex')}`;
+    const directory = new TypeOrmOrganizationDirectory(dataSource);
+    await directory.createOrganization({ id: organizationId, name: 'Worker test clinic' });
+    await directory.registerProviderNpi(organizationId, NPI);
+    const unitOfWork = new TypeOrmUnitOfWork(dataSource, {
+      cursors: new KeysetCursors(new TokenSigner(TEST_SIGNING_SECRET)),
+      defaultActor: 'test',
+    });
+    return new Harness(dataSource, organizationId, { organizationId, environment }, unitOfWork);
+  }
+
+  /** The same organization in the other environment (NPIs are per organization). */
+  async inEnvironment(environment: Environment): Promise<Harness> {
+    const dataSource = await openTestDataSource(4);
+    return new Harness(
+      dataSource,
+      this.organizationId,
+      { organizationId: this.organizationId, environment },
+      new TypeOrmUnitOfWork(dataSource, {
+        cursors: new KeysetCursors(new TokenSigner(TEST_SIGNING_SECRET)),
+        defaultActor: 'test',
+      }),
+    );
+  }
+
+  /** A complete case: every answer and document, status requires_confirmation with advance_case. */
+  async readyCase(memberId: string, policy: FinalSubmissionPolicy = 'automatic'): Promise<Authorization> {
+    const created = await this.useCases.create.execute(this.scope, {
+      providerNpi: NPI,
+      templateSelection: CPAP_SELECTION,
+      policy: { finalSubmission: policy },
+      questionnaireResponse: { item: cpapAnswers(memberId) },
+    });
+    const attached = await this.attach(created.id, CPAP_DOCUMENT_TYPES);
+    if (attached.status !== 'requires_confirmation' || attached.nextAction?.type !== 'advance_case') {
+      throw new Error(
+        `case not ready: ${attached.status}, requirements ${JSON.stringify(attached.requirements)}`,
+      );
+    }
+    return attached;
+  }
+
+  /** Confirms the open next action (advance_case or approve_submission) at the current version. */
+  async confirm(authorizationId: string, nextActionId?: string): Promise<Authorization> {
+    const current = await this.get(authorizationId);
+    return this.useCases.confirm.execute(this.scope, {
+      authorizationId,
+      expectedVersion: current.version,
+      nextActionId: nextActionId ?? current.nextAction?.id,
+    });
+  }
+
+  async patch(authorizationId: string, items: QuestionnaireResponseItem[]): Promise<Authorization> {
+    const current = await this.get(authorizationId);
+    return this.useCases.patch.execute(this.scope, {
+      authorizationId,
+      expectedVersion: current.version,
+      items,
+    });
+  }
+
+  async attach(authorizationId: string, documentTypes: string[]): Promise<Authorization> {
+    const { file } = await this.useCases.createFile.execute(this.scope, {
+      fileName: 'records.pdf',
+      contentType: 'application/pdf',
+      sizeBytes: 10,
+      purpose: 'authorization_attachment',
+    });
+    await this.useCases.completeFile.execute(this.scope, { fileId: file.id });
+    const current = await this.get(authorizationId);
+    const { authorization } = await this.useCases.attach.execute(this.scope, {
+      authorizationId,
+      expectedVersion: current.version,
+      fileId: file.id,
+      documentTypes,
+      description: null,
+    });
+    return authorization;
+  }
+
+  async cancel(authorizationId: string): Promise<Authorization> {
+    const current = await this.get(authorizationId);
+    return this.useCases.cancel.execute(this.scope, { authorizationId, expectedVersion: current.version });
+  }
+
+  /** An operator takes the payer interaction and reports it done. */
+  async completeManualHandoff(authorizationId: string, observedReferenceNumber: string | null) {
+    const current = await this.get(authorizationId);
+    const { handoff } = await this.useCases.createHandoff.execute(this.scope, {
+      authorizationId,
+      expectedVersion: current.version,
+    });
+    return this.useCases.completeHandoff.execute(this.scope, {
+      authorizationId,
+      manualHandoffId: handoff.id,
+      expectedVersion: handoff.version,
+      reportedOutcome: 'submitted',
+      observedReferenceNumber,
+      operatorNotes: null,
+    });
+  }
+
+  async get(authorizationId: string): Promise<Authorization> {
+    const found = await this.unitOfWork.run(this.scope, (tx) => tx.authorizations.findById(authorizationId));
+    if (found === null) throw new Error(`authorization ${authorizationId} not found`);
+    return found;
+  }
+
+  /** Polls the stored case until `predicate` holds. */
+  async waitFor(
+    authorizationId: string,
+    predicate: (a: Authorization) => boolean,
+    description: string,
+    timeoutMs = 10_000,
+  ): Promise<Authorization> {
+    const deadline = Date.now() + timeoutMs;
+    let last: Authorization | null = null;
+    while (Date.now() < deadline) {
+      last = await this.get(authorizationId);
+      if (predicate(last)) return last;
+      await sleep(20);
+    }
+    throw new Error(
+      `timed out waiting for ${authorizationId} to be ${description}; last status ${last?.status}, next action ${last?.nextAction?.type ?? 'none'}`,
+    );
+  }
+
+  waitForStatus(authorizationId: string, status: Authorization['status'], timeoutMs?: number) {
+    return this.waitFor(authorizationId, (a) => a.status === status, status, timeoutMs);
+  }
+
+  /** Waits for an open next action of `type`. */
+  waitForAction(authorizationId: string, type: string, timeoutMs?: number) {
+    return this.waitFor(authorizationId, (a) => a.nextAction?.type === type, `awaiting ${type}`, timeoutMs);
+  }
+
+  /** Starts an in-process worker with fast timing; stopped by `close`. */
+  async startWorker(options: TestWorkerOptions = {}): Promise<TestWorker> {
+    const dataSource = await openTestDataSource(6);
+    const logger = new MemoryLogger();
+    const settled: SettledJob[] = [];
+    const { portal, portals, onJobSettled, ...rest } = options;
+    const worker = createWorker({
+      dataSource,
+      databaseUrl: process.env.DATABASE_URL ?? null,
+      logger,
+      concurrency: 4,
+      leaseMs: 30_000,
+      pollIntervalMs: 40,
+      grantIssuer: this.grantIssuer,
+      runtimeSessions: this.runtimeSessions,
+      signingSecret: TEST_SIGNING_SECRET,
+      idempotencyPurgeIntervalMs: 0,
+      retry: { baseDelayMs: 20, maxDelayMs: 200, jitter: false },
+      pipelineSettings: { sandbox: FAST_SETTINGS, production: FAST_SETTINGS },
+      ...rest,
+      portals: portals ?? (portal === undefined ? {} : { sandbox: portal }),
+      onJobSettled: (job) => {
+        settled.push(job);
+        onJobSettled?.(job);
+      },
+    });
+    await worker.start();
+    const testWorker = { worker, dataSource, logger, settled };
+    this.workers.push(testWorker);
+    return testWorker;
+  }
+
+  /** Jobs of this tenant, oldest first. */
+  async jobs(authorizationId?: string): Promise<JobRow[]> {
+    return this.dataSource.query(
+      `SELECT id, type, authorization_id, attempts, max_attempts, run_at, locked_by, locked_until, last_error,
+              done_at, failed_at, payload
+       FROM jobs WHERE organization_id = $1 AND environment = $2 AND ($3::text IS NULL OR authorization_id = $3)
+       ORDER BY id`,
+      [this.organizationId, this.scope.environment, authorizationId ?? null],
+    );
+  }
+
+  /** Types of the domain events recorded for an authorization, in order. */
+  async eventTypes(authorizationId: string): Promise<string[]> {
+    const rows: Array<{ type: string }> = await this.dataSource.query(
+      `SELECT type FROM outbox_events WHERE organization_id = $1 AND aggregate_id = $2 ORDER BY sequence`,
+      [this.organizationId, authorizationId],
+    );
+    return rows.map((row) => row.type);
+  }
+
+  /**
+   * Stops the workers, then retires this tenant's unfinished jobs (a `pending` case polls forever) so the
+   * next test's workers never run them.
+   */
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.worker.stop({ graceMs: 5_000 })));
+    await this.dataSource.query(
+      `UPDATE jobs SET done_at = now(), locked_by = NULL, locked_until = NULL
+       WHERE organization_id = $1 AND done_at IS NULL AND failed_at IS NULL`,
+      [this.organizationId],
+    );
+    await Promise.all(this.workers.map((w) => w.dataSource.destroy()));
+    this.workers.length = 0;
+    await this.dataSource.destroy();
+  }
+}
+
+export interface JobRow {
+  id: string;
+  type: string;
+  authorization_id: string;
+  attempts: number;
+  max_attempts: number;
+  run_at: Date;
+  locked_by: string | null;
+  locked_until: Date | null;
+  last_error: string | null;
+  done_at: Date | null;
+  failed_at: Date | null;
+  payload: Record<string, unknown>;
+}
