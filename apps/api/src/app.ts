@@ -7,6 +7,9 @@ import { authenticationMiddleware } from './auth/authentication.middleware';
 import { AuthorizationController } from './authorization/authorization.controller';
 import { authorizationRouter } from './authorization/authorization.routes';
 import { CatalogController } from './catalog/catalog.controller';
+import { blobRouter } from './files/blob.routes';
+import { FileController } from './files/file.controller';
+import { fileRouter } from './files/file.routes';
 import { HealthController } from './health/health.controller';
 import { accessLogMiddleware } from './http/access-log.middleware';
 import { asyncHandler } from './http/async-handler';
@@ -15,6 +18,8 @@ import { errorHandler } from './http/error-handler';
 import { HttpError } from './http/http-error';
 import { methodNotAllowed } from './http/method-not-allowed';
 import { requestIdMiddleware } from './http/request-id.middleware';
+import { docsRouter, openApiDocumentHandler } from './openapi/docs.routes';
+import { openApiDocument } from './openapi/openapi.document';
 import { TOKENS } from './tokens';
 
 /** The Express application for one container; tests drive it with supertest, `main` with a real server. */
@@ -33,6 +38,8 @@ export function createApp(container: Container): Express {
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
+  // Raw file bytes (filesystem blob store): no API key, and before the JSON-only check and the body parser.
+  app.use(blobRouter(container.get(TOKENS.BlobStorage), logger));
   app.use(jsonBodiesOnly);
   app.use(express.json({ limit: config.REQUEST_BODY_LIMIT_BYTES, type: () => true, strict: true }));
 
@@ -41,6 +48,8 @@ export function createApp(container: Container): Express {
     .route('/health')
     .get(asyncHandler((req, res) => health.get(req, res)))
     .all(methodNotAllowed);
+  // The OpenAPI document (public copy) and its reference page; /docs gets its own CSP.
+  app.use(docsRouter(openApiDocument));
 
   const v1 = express.Router();
   v1.use(authenticationMiddleware(container.get(ApiKeyAuthenticator)));
@@ -57,6 +66,8 @@ export function createApp(container: Container): Express {
   const authorizations = authorizationRouter(container.get(AuthorizationController));
   v1.use('/prior-auth/authorizations', authorizations);
   v1.use('/prior-authorizations', authorizations);
+  v1.use('/files', fileRouter(container.get(FileController)));
+  v1.route('/openapi.json').get(openApiDocumentHandler(openApiDocument)).all(methodNotAllowed);
   app.use('/v1', v1);
 
   app.use((req, _res, next) =>

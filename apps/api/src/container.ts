@@ -1,12 +1,17 @@
 import 'reflect-metadata';
+import type { BlobStorage } from '@prior-auth/blob-storage';
 import {
   AttachFileUseCase,
   CancelAuthorizationUseCase,
+  CompleteFileUseCase,
   ConfirmAuthorizationUseCase,
   CreateAuthorizationUseCase,
+  CreateFileUseCase,
   DetachAttachmentUseCase,
   GetAuthorizationUseCase,
+  GetFileUseCase,
   ListAuthorizationsUseCase,
+  ListFilesUseCase,
   PatchAnswersUseCase,
   type Clock,
   type Environment,
@@ -31,6 +36,8 @@ import {
 } from './authorization/authorization.controller';
 import { NotYetAvailableGrantIssuer, NotYetAvailableRuntimeSessions } from './authorization/unbuilt-adapters';
 import { CatalogController } from './catalog/catalog.controller';
+import { openBlobStorage } from './files/blob-storage';
+import { FileController, type FileUseCases } from './files/file.controller';
 import { HealthController } from './health/health.controller';
 import { CommandRunner } from './http/command-runner';
 import { Semaphore } from './http/semaphore';
@@ -41,6 +48,11 @@ export interface ApiDependencies {
   logger: Logger;
   dataSource: DataSource;
   servedEnvironments?: readonly Environment[];
+  /**
+   * The file bytes' store; opened from BLOB_STORAGE_URL when not given. Whoever opens it closes it at shutdown
+   * (`main` passes its own; otherwise close `container.get(TOKENS.BlobStorage)`).
+   */
+  blobStorage?: BlobStorage;
 }
 
 /**
@@ -71,6 +83,8 @@ export function buildContainer(deps: ApiDependencies): Container {
   container.bind(TOKENS.TokenSigner).toConstantValue(signer);
   const payerCatalog = new TypeOrmPayerCatalog(deps.dataSource);
   container.bind(TOKENS.PayerCatalog).toConstantValue(payerCatalog);
+  const blobStorage = deps.blobStorage ?? openBlobStorage(deps.config);
+  container.bind<BlobStorage>(TOKENS.BlobStorage).toConstantValue(blobStorage);
 
   // Commands: ambient transactions, idempotency records, and the use cases on their ports.
   container.bind(TOKENS.TransactionContext).toConstantValue(new TransactionContext(deps.dataSource));
@@ -83,6 +97,7 @@ export function buildContainer(deps: ApiDependencies): Container {
     ids: new RandomIdGenerator(),
     providerRegistry: new TypeOrmProviderRegistry(deps.dataSource),
     payerCatalog,
+    blobStore: blobStorage.store,
     grantIssuer: new NotYetAvailableGrantIssuer(),
     runtimeSessions: new NotYetAvailableRuntimeSessions(),
   };
@@ -96,11 +111,18 @@ export function buildContainer(deps: ApiDependencies): Container {
     confirm: new ConfirmAuthorizationUseCase(ports),
     cancel: new CancelAuthorizationUseCase(ports),
   });
+  container.bind<FileUseCases>(TOKENS.FileUseCases).toConstantValue({
+    create: new CreateFileUseCase(ports),
+    complete: new CompleteFileUseCase(ports),
+    get: new GetFileUseCase(ports),
+    list: new ListFilesUseCase(ports),
+  });
 
   container.bind(ApiKeyAuthenticator).toSelf();
   container.bind(CommandRunner).toSelf();
   container.bind(AuthorizationController).toSelf();
   container.bind(CatalogController).toSelf();
+  container.bind(FileController).toSelf();
   container.bind(HealthController).toSelf();
   return container;
 }

@@ -1,12 +1,20 @@
 import 'reflect-metadata';
 import { ConfigError, createLogger, dataDir, loadConfig, onShutdownSignal } from '@prior-auth/platform';
+import { FsBlobStore } from '@prior-auth/blob-storage';
 import { bootstrapDatabase } from '@prior-auth/persistence-postgres';
 import { createApp } from './app';
 import { buildContainer } from './container';
+import { openBlobStorage } from './files/blob-storage';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ name: 'api', level: config.LOG_LEVEL });
+  // Before the database: a bad BLOB_STORAGE_URL stops the start-up at once.
+  const blobStorage = openBlobStorage(config);
+  if (blobStorage.store instanceof FsBlobStore) {
+    // Leftovers of uploads cut off by a crash; an upload in progress is never this old.
+    await blobStorage.store.removeStaleTempFiles();
+  }
   const database = await bootstrapDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: dataDir(),
@@ -15,7 +23,7 @@ async function main(): Promise<void> {
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     applicationName: 'prior-auth-api',
   });
-  const app = createApp(buildContainer({ config, logger, dataSource: database.dataSource }));
+  const app = createApp(buildContainer({ config, logger, dataSource: database.dataSource, blobStorage }));
   const server = app.listen(config.PORT, config.HOST, () => {
     logger.info(
       { host: config.HOST, port: config.PORT },
@@ -32,6 +40,7 @@ async function main(): Promise<void> {
       const grace = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
       await closed;
       clearTimeout(grace);
+      await blobStorage.close();
       await database.close();
       logger.info('API stopped');
     },

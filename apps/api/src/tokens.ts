@@ -11,4 +11,6 @@ export const TOKENS = {
   IdempotencyStore: Symbol.for('IdempotencyStore'),
   CommandSlots: Symbol.for('CommandSlots'),
   AuthorizationUseCases: Symbol.for('AuthorizationUseCases'),
+  BlobStorage: Symbol.for('BlobStorage'),
+  FileUseCases: Symbol.for('FileUseCases'),
 } as const;

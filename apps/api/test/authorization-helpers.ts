@@ -1,6 +1,5 @@
 import {
   evaluateRequirements,
-  File,
   type Authorization,
   type AuthorizationContext,
   type QuestionnaireResponseItem,
@@ -11,6 +10,7 @@ import { RandomIdGenerator, TokenSigner } from '@prior-auth/platform';
 import type { Express } from 'express';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
+import { uploadFile } from './file-helpers';
 import type { TestTenant } from './test-app';
 
 /** A sandbox route of the shipped catalog: UnitedHealthcare, California, CPAP device (HCPCS E0601). */
@@ -59,6 +59,10 @@ export const ALT_BASE = '/v1/prior-authorizations';
 export function client(app: Express, apiKey: string) {
   const auth = { Authorization: `Bearer ${apiKey}` };
   return {
+    app,
+    apiKey,
+    /** A file of this key's tenant through the real upload flow (create → PUT → complete unless not ready). */
+    uploadFile: (options: Parameters<typeof uploadFile>[2] = {}) => uploadFile(app, apiKey, options),
     create: (body: unknown, key: string | null = newKey(), base = BASE) => {
       const req = request(app).post(base).set(auth);
       if (key !== null) req.set('Idempotency-Key', key);
@@ -122,39 +126,6 @@ const unitOfWork = (dataSource: DataSource) =>
   });
 
 /**
- * A file record of the tenant, stored through the persistence FileRepository. The files endpoints and the
- * blob-storage adapter are a separate issue, so the tests create the record directly: `ready: true` passes it
- * through the File aggregate's own completion (as `POST /v1/files/{id}/complete` will), `ready: false` leaves
- * it `pending_upload`.
- */
-export async function storeFile(
-  dataSource: DataSource,
-  scope: TenantScope,
-  options: { ready: boolean; fileName?: string },
-): Promise<File> {
-  const ids = new RandomIdGenerator();
-  const now = new Date();
-  const file = File.create(
-    {
-      ...scope,
-      fileName: options.fileName ?? 'sleep-study.pdf',
-      contentType: 'application/pdf',
-      purpose: 'authorization_attachment',
-      sizeBytes: 4096,
-    },
-    { now, newId: (prefix) => ids.newId(prefix) },
-  );
-  if (options.ready) {
-    file.complete(
-      { storedSizeBytes: 4096, sniffedContentType: 'application/pdf', checksumSha256: 'ab'.repeat(32) },
-      now,
-    );
-  }
-  await unitOfWork(dataSource).run(scope, (tx) => tx.files.save(file));
-  return file;
-}
-
-/**
  * What the worker would do next (the pipeline is another issue): load the authorization, apply `change`
  * through the aggregate, save it with an optimistic version check.
  */
@@ -197,7 +168,6 @@ export async function countRows(
  */
 export async function readyToConfirm(
   c: Client,
-  dataSource: DataSource,
   tenant: TestTenant,
   policy: 'automatic' | 'requires_confirmation' = 'automatic',
 ) {
@@ -209,7 +179,7 @@ export async function readyToConfirm(
       }),
     )
     .expect(201);
-  const file = await storeFile(dataSource, sandboxScope(tenant), { ready: true });
+  const file = await c.uploadFile();
   const attached = await c
     .attach(created.body.id, `"${created.body.version}"`, {
       fileId: file.id,

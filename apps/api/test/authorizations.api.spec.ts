@@ -11,9 +11,9 @@ import {
   createBody,
   readyToConfirm,
   sandboxScope,
-  storeFile,
   type Client,
 } from './authorization-helpers';
+import { uploadFile } from './file-helpers';
 import { createTestApp, type TestApp, type TestTenant } from './test-app';
 
 const REQUIRED_FIELDS = [
@@ -382,10 +382,7 @@ describe('authorization endpoints', () => {
       const created = await c
         .create(createBody(tenant, { questionnaireResponse: { item: COMPLETE_CPAP_ANSWERS } }))
         .expect(201);
-      const file = await storeFile(t.dataSource, sandboxScope(tenant), {
-        ready: true,
-        fileName: 'study.pdf',
-      });
+      const file = await c.uploadFile({ fileName: 'study.pdf' });
       const res = await c
         .attach(created.body.id, '"1"', {
           fileId: file.id,
@@ -416,7 +413,7 @@ describe('authorization endpoints', () => {
       const created = await c
         .create(createBody(tenant, { questionnaireResponse: { item: COMPLETE_CPAP_ANSWERS } }))
         .expect(201);
-      const file = await storeFile(t.dataSource, sandboxScope(tenant), { ready: true });
+      const file = await c.uploadFile();
       const res = await c
         .attach(
           created.body.id,
@@ -440,12 +437,12 @@ describe('authorization endpoints', () => {
         .expect(404);
       expect(unknown.body.error.code).toBe('file_not_found');
       const other = await t.createTenant();
-      const foreign = await storeFile(t.dataSource, sandboxScope(other), { ready: true });
+      const foreign = await uploadFile(t.app, other.keys.sandbox);
       const notMine = await c
         .attach(id, '"1"', { fileId: foreign.id, documentTypes: ['clinical_notes'] })
         .expect(404);
       expect(notMine.body.error.code).toBe('file_not_found');
-      const pending = await storeFile(t.dataSource, sandboxScope(tenant), { ready: false });
+      const pending = await c.uploadFile({ ready: false });
       const notReady = await c
         .attach(id, '"1"', { fileId: pending.id, documentTypes: ['clinical_notes'] })
         .expect(409);
@@ -455,7 +452,7 @@ describe('authorization endpoints', () => {
 
     it('validates the body, the Idempotency-Key and If-Match', async () => {
       const id = (await c.create(createBody(tenant)).expect(201)).body.id;
-      const file = await storeFile(t.dataSource, sandboxScope(tenant), { ready: true });
+      const file = await c.uploadFile();
       const empty = await c.attach(id, '"1"', { fileId: file.id, documentTypes: [] }).expect(422);
       expect(empty.body.error.issues).toEqual([
         expect.objectContaining({ location: ['body', 'documentTypes'], errorType: 'too_short' }),
@@ -470,7 +467,7 @@ describe('authorization endpoints', () => {
     });
 
     it('deletes an attachment: 200 with the updated authorization; the case needs the document again', async () => {
-      const { authorization } = await readyToConfirm(c, t.dataSource, tenant);
+      const { authorization } = await readyToConfirm(c, tenant);
       const attachmentId = authorization.attachments[0].id;
       await c.detach(authorization.id, attachmentId, null).expect(428);
       await c.detach(authorization.id, attachmentId, '"1"').expect(409);
@@ -490,7 +487,7 @@ describe('authorization endpoints', () => {
 
   describe('confirm', () => {
     it('advance_case moves the case to processing and hands it to the worker', async () => {
-      const { authorization } = await readyToConfirm(c, t.dataSource, tenant);
+      const { authorization } = await readyToConfirm(c, tenant);
       const res = await c
         .confirm(authorization.id, `"${authorization.version}"`, {
           nextActionId: authorization.nextAction.id,
@@ -515,7 +512,7 @@ describe('authorization endpoints', () => {
     });
 
     it('answers next_action_required, next_action_mismatch and version_conflict', async () => {
-      const { authorization } = await readyToConfirm(c, t.dataSource, tenant);
+      const { authorization } = await readyToConfirm(c, tenant);
       const ifMatch = `"${authorization.version}"`;
       const required = await c.confirm(authorization.id, ifMatch, {}).expect(409);
       expect(required.body.error.code).toBe('next_action_required');
@@ -545,7 +542,7 @@ describe('authorization endpoints', () => {
     });
 
     it('validates the key, the body and If-Match', async () => {
-      const { authorization } = await readyToConfirm(c, t.dataSource, tenant);
+      const { authorization } = await readyToConfirm(c, tenant);
       const ifMatch = `"${authorization.version}"`;
       const noKey = await c
         .confirm(authorization.id, ifMatch, { nextActionId: authorization.nextAction.id }, null)
@@ -565,7 +562,7 @@ describe('authorization endpoints', () => {
     });
 
     it('approve_submission: approves the current review snapshot; an edit makes it review_stale', async () => {
-      const { authorization } = await readyToConfirm(c, t.dataSource, tenant, 'requires_confirmation');
+      const { authorization } = await readyToConfirm(c, tenant, 'requires_confirmation');
       const advanced = (
         await c
           .confirm(authorization.id, `"${authorization.version}"`, {
@@ -655,7 +652,7 @@ describe('authorization endpoints', () => {
       });
       const again = await c.cancel(id, '"2"').expect(409);
       expect(again.body.error.code).toBe('authorization_not_cancelable');
-      const file = await storeFile(t.dataSource, sandboxScope(tenant), { ready: true });
+      const file = await c.uploadFile();
       const attach = await c
         .attach(id, '"2"', { fileId: file.id, documentTypes: ['clinical_notes'] })
         .expect(409);
@@ -663,7 +660,7 @@ describe('authorization endpoints', () => {
     });
 
     it('preserves the receipt and decision of a completed case, and refuses to cancel it', async () => {
-      const { authorization } = await readyToConfirm(c, t.dataSource, tenant);
+      const { authorization } = await readyToConfirm(c, tenant);
       await c
         .confirm(authorization.id, `"${authorization.version}"`, {
           nextActionId: authorization.nextAction.id,
@@ -756,7 +753,7 @@ describe('authorization endpoints', () => {
     it('answers 404 to another organization and to the other environment, and changes nothing', async () => {
       const created = (await c.create(createBody(tenant)).expect(201)).body;
       const other = await t.createTenant();
-      const file = await storeFile(t.dataSource, sandboxScope(tenant), { ready: true });
+      const file = await c.uploadFile();
       for (const key of [other.keys.sandbox, other.keys.production, tenant.keys.production]) {
         const x = client(t.app, key);
         expect((await x.get(created.id).expect(404)).body.error.code).toBe('authorization_not_found');

@@ -126,7 +126,7 @@ describe('Idempotency-Key (decision 4)', () => {
 
   it('replays confirm and cancel by If-Match + body, even after the version moved on', async () => {
     const { tenant, c } = await freshTenant();
-    const { authorization } = await readyToConfirm(c, t.dataSource, tenant);
+    const { authorization } = await readyToConfirm(c, tenant);
     const ifMatch = `"${authorization.version}"`;
     const key = newKey();
     const confirmed = await c

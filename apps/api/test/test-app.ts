@@ -1,11 +1,25 @@
 import 'reflect-metadata';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { BlobStorage } from '@prior-auth/blob-storage';
 import type { Environment } from '@prior-auth/domain';
-import { createLogger, generateApiKey, loadConfig, RandomIdGenerator } from '@prior-auth/platform';
+import {
+  createLogger,
+  generateApiKey,
+  loadConfig,
+  RandomIdGenerator,
+  type AppConfig,
+} from '@prior-auth/platform';
 import { openTestDataSource, TypeOrmOrganizationDirectory } from '@prior-auth/persistence-postgres';
 import type { Express } from 'express';
 import type { DataSource } from 'typeorm';
 import { createApp } from '../src/app';
 import { buildContainer } from '../src/container';
+import { openBlobStorage } from '../src/files/blob-storage';
+import { openApiDocument } from '../src/openapi/openapi.document';
+import { OpenApiContract, withContractCheck } from './contract/openapi-contract';
 
 export interface TestTenant {
   organizationId: string;
@@ -14,28 +28,54 @@ export interface TestTenant {
 }
 
 export interface TestApp {
+  /** The API behind the OpenAPI contract check: every response a test receives is validated (test/contract). */
   app: Express;
+  /** The API itself, unwrapped (to inspect its routes). */
+  api: Express;
   dataSource: DataSource;
+  config: AppConfig;
+  blobStorage: BlobStorage;
   /** A fresh organization with a registered NPI and one key per environment (unique ids: tests run in parallel). */
   createTenant(npi?: string): Promise<TestTenant>;
   close(): Promise<void>;
 }
 
 const ids = new RandomIdGenerator();
+const contract = new OpenApiContract(openApiDocument);
 
+/**
+ * The app on a fresh connection pool. File bytes go to a temporary folder of its own (removed by `close`)
+ * unless `env.BLOB_STORAGE_URL` names another store; `blobNow` is the clock signed blob URLs are checked
+ * against (to see them expire).
+ */
 export async function createTestApp(
-  options: { servedEnvironments?: Environment[]; env?: Record<string, string> } = {},
+  options: { servedEnvironments?: Environment[]; env?: Record<string, string>; blobNow?: () => Date } = {},
 ): Promise<TestApp> {
   const dataSource = await openTestDataSource();
-  const config = loadConfig({ SIGNING_SECRET: 'test-signing-secret-test-signing-secret', ...options.env });
+  const blobDirectory = await mkdtemp(join(tmpdir(), 'api-blobs-'));
+  const config = loadConfig({
+    SIGNING_SECRET: 'test-signing-secret-test-signing-secret',
+    BLOB_STORAGE_URL: pathToFileURL(blobDirectory).href,
+    ...options.env,
+  });
   const logger = createLogger({ name: 'api-test', level: 'silent' });
-  const app = createApp(
-    buildContainer({ config, logger, dataSource, servedEnvironments: options.servedEnvironments }),
+  const blobStorage = openBlobStorage(config, options.blobNow ? { now: options.blobNow } : {});
+  const api = createApp(
+    buildContainer({
+      config,
+      logger,
+      dataSource,
+      servedEnvironments: options.servedEnvironments,
+      blobStorage,
+    }),
   );
   const directory = new TypeOrmOrganizationDirectory(dataSource);
   return {
-    app,
+    app: withContractCheck(api, contract),
+    api,
     dataSource,
+    config,
+    blobStorage,
     async createTenant(npi = '1234567893') {
       const organization = await directory.createOrganization({ id: ids.newId('org'), name: 'Test clinic' });
       await directory.registerProviderNpi(organization.id, npi);
@@ -53,6 +93,10 @@ export async function createTestApp(
       }
       return { organizationId: organization.id, npi, keys };
     },
-    close: () => dataSource.destroy(),
+    async close() {
+      await blobStorage.close();
+      await dataSource.destroy();
+      await rm(blobDirectory, { recursive: true, force: true });
+    },
   };
 }

@@ -1,3 +1,4 @@
+import type { BlobHttpErrorCode } from '@prior-auth/blob-storage';
 import type { DomainErrorCode } from '@prior-auth/domain';
 
 /**
@@ -33,3 +34,22 @@ export const DOMAIN_ERROR_HTTP_STATUS: Record<DomainErrorCode, number> = {
   template_invalid: 500,
   auth_provider_unavailable: 503,
 };
+
+/**
+ * Transport-level refusals of the blob routes (`/blobs/upload/:token`, `/blobs/download/:token`), which the
+ * filesystem adapter's BlobHttpHandler names. They are not domain codes: no use case ever raises them. Total
+ * over the handler's codes, like the table above.
+ */
+export const BLOB_HTTP_ERROR_STATUS: Record<BlobHttpErrorCode, number> = {
+  upload_url_invalid: 403,
+  upload_url_expired: 403,
+  upload_content_type_mismatch: 415,
+  upload_too_large: 413,
+  upload_interrupted: 400,
+  download_url_invalid: 403,
+  download_url_expired: 403,
+  download_not_found: 404,
+};
+
+/** Worth sending again as is: only an upload cut off mid-way. */
+export const RETRYABLE_BLOB_HTTP_ERRORS: ReadonlySet<BlobHttpErrorCode> = new Set(['upload_interrupted']);

@@ -1,0 +1,104 @@
+import type {
+  CompleteFileUseCase,
+  CreateFileUseCase,
+  GetFileUseCase,
+  ListFilesUseCase,
+} from '@prior-auth/domain';
+import type { Request, Response } from 'express';
+import { inject, injectable } from 'inversify';
+import { CommandRunner } from '../http/command-runner';
+import { parseLimit } from '../http/pagination';
+import { idempotencyKey } from '../http/preconditions';
+import { scopeOf } from '../http/request-context';
+import { assertEmptyBody, validateAll, validateInput } from '../http/validation';
+import { TOKENS } from '../tokens';
+import { presentFile } from './file.presenter';
+import { CreateFileRequest, ListFilesQuery } from './file.request';
+
+/** Every file use case the API drives; built once in the composition root on the configured BlobStore. */
+export interface FileUseCases {
+  create: CreateFileUseCase;
+  complete: CompleteFileUseCase;
+  get: GetFileUseCase;
+  list: ListFilesUseCase;
+}
+
+const param = (req: Request, name: string): string => String(req.params[name]);
+
+/**
+ * Steps 1 and 3 of the upload flow (decision 14) and the reads. Step 2, the raw bytes, goes to the upload URL
+ * (the filesystem adapter's `/blobs/upload/:token`, or the S3 bucket) with no API key. Create and complete are
+ * commands: the Idempotency-Key is optional and honoured when sent (decision 4), validation failures are
+ * never stored, domain refusals are.
+ */
+@injectable()
+export class FileController {
+  constructor(
+    @inject(TOKENS.FileUseCases) private readonly useCases: FileUseCases,
+    @inject(CommandRunner) private readonly commands: CommandRunner,
+  ) {}
+
+  async create(req: Request, res: Response): Promise<void> {
+    const scope = scopeOf(req);
+    const [key, body] = validateAll(
+      () => idempotencyKey(req, false),
+      () => validateInput(CreateFileRequest, req.body, 'body'),
+    );
+    await this.commands.run(
+      req,
+      res,
+      { operation: 'files.create', idempotencyKey: key, params: {}, body: req.body, ifMatch: null },
+      async () => {
+        const { file, uploadUrl } = await this.useCases.create.execute(scope, {
+          fileName: body.fileName,
+          contentType: body.contentType,
+          sizeBytes: body.sizeBytes,
+          purpose: body.purpose,
+        });
+        return {
+          status: 201,
+          headers: { Location: `${req.baseUrl}/${file.id}` },
+          body: presentFile(file, { uploadUrl }),
+        };
+      },
+    );
+  }
+
+  async complete(req: Request, res: Response): Promise<void> {
+    const scope = scopeOf(req);
+    const fileId = param(req, 'fileId');
+    const [key] = validateAll(
+      () => idempotencyKey(req, false),
+      () => assertEmptyBody(req.body),
+    );
+    await this.commands.run(
+      req,
+      res,
+      { operation: 'files.complete', idempotencyKey: key, params: { fileId }, body: req.body, ifMatch: null },
+      async () => ({
+        status: 200,
+        headers: {},
+        body: presentFile(await this.useCases.complete.execute(scope, { fileId })),
+      }),
+    );
+  }
+
+  async retrieve(req: Request, res: Response): Promise<void> {
+    const { file, downloadUrl } = await this.useCases.get.execute(scopeOf(req), {
+      fileId: param(req, 'fileId'),
+    });
+    res.json(presentFile(file, { downloadUrl }));
+  }
+
+  async list(req: Request, res: Response): Promise<void> {
+    const scope = scopeOf(req);
+    const query = validateInput(ListFilesQuery, req.query, 'query');
+    const limit = parseLimit(query.limit);
+    // The repository signs cursors bound to the tenant (InvalidCursorError → 422 at ["query", "cursor"]).
+    const page = await this.useCases.list.execute(scope, { limit, cursor: query.cursor });
+    res.json({
+      data: page.items.map((file) => presentFile(file)),
+      pagination: { nextCursor: page.nextCursor },
+    });
+  }
+}

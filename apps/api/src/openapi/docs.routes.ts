@@ -1,0 +1,133 @@
+import { dirname } from 'node:path';
+import express, { type RequestHandler, type Router } from 'express';
+import helmet from 'helmet';
+import { HttpError } from '../http/http-error';
+import { methodNotAllowed } from '../http/method-not-allowed';
+import type { OpenApiDocument } from './openapi.document';
+
+/*
+ * The OpenAPI document and a reference page for it (docs/decisions/0012: `/v1/openapi.json` needs the API key
+ * like every /v1 path; the same document is public at `/openapi.json`, which `/docs` renders). The page is
+ * Swagger UI from the `swagger-ui-dist` package, served from this process: no CDN, nothing fetched elsewhere.
+ */
+
+const SWAGGER_UI_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
+
+/** Started by the page once the bundle has loaded; a file of its own, so the CSP needs no inline script. */
+const INITIALIZER = `window.addEventListener('load', function () {
+  window.ui = SwaggerUIBundle({
+    url: '/openapi.json',
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    validatorUrl: null,
+    defaultModelsExpandDepth: 0,
+  });
+});
+`;
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Prior-Authorization Service API reference</title>
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+  <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
+</head>
+<body>
+  <noscript>This page needs JavaScript; the OpenAPI document itself is at <a href="/openapi.json">/openapi.json</a>.</noscript>
+  <div id="swagger-ui"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/assets/docs-initializer.js"></script>
+</body>
+</html>
+`;
+
+/** The only files under /docs/assets: the page's own initializer and three files of swagger-ui-dist. */
+type Asset = { type: string; file: string } | { type: string; text: string };
+
+const ASSETS: Record<string, Asset> = {
+  'swagger-ui.css': { type: 'text/css; charset=utf-8', file: 'swagger-ui.css' },
+  'swagger-ui-bundle.js': { type: 'text/javascript; charset=utf-8', file: 'swagger-ui-bundle.js' },
+  'favicon-32x32.png': { type: 'image/png', file: 'favicon-32x32.png' },
+  'docs-initializer.js': { type: 'text/javascript; charset=utf-8', text: INITIALIZER },
+};
+
+/**
+ * What the page needs and nothing more, on /docs only (every other response keeps helmet's default policy):
+ * scripts and styles from this origin, the style sheet's data: images, and fetches of the document (and of
+ * "Try it out") to this origin. No inline script or style: checked in headless Chromium with a report-uri,
+ * which received no violation report.
+ */
+export const DOCS_CONTENT_SECURITY_POLICY = {
+  defaultSrc: ["'none'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  baseUri: ["'none'"],
+  formAction: ["'none'"],
+  frameAncestors: ["'none'"],
+  objectSrc: ["'none'"],
+};
+
+const docsPolicy = helmet.contentSecurityPolicy({
+  useDefaults: false,
+  directives: DOCS_CONTENT_SECURITY_POLICY,
+});
+
+const sendDocument =
+  (text: string): RequestHandler =>
+  (_req, res) => {
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.send(text);
+  };
+
+/** `GET /v1/openapi.json`, for the authenticated /v1 router. */
+export const openApiDocumentHandler = (document: OpenApiDocument): RequestHandler =>
+  sendDocument(JSON.stringify(document));
+
+/** The public routes: `GET /openapi.json`, `GET /docs` and `GET /docs/assets/:asset`. */
+export function docsRouter(document: OpenApiDocument): Router {
+  const router = express.Router();
+  router
+    .route('/openapi.json')
+    .get(sendDocument(JSON.stringify(document)))
+    .all(methodNotAllowed);
+  router
+    .route('/docs')
+    .get(docsPolicy, (_req, res) => {
+      res.setHeader('Content-Type', 'text/html; charset=utf-8');
+      res.send(PAGE);
+    })
+    .all(methodNotAllowed);
+  router
+    .route('/docs/assets/:asset')
+    .get(docsPolicy, (req, res, next) => {
+      const asset = Object.hasOwn(ASSETS, String(req.params.asset))
+        ? ASSETS[String(req.params.asset)]
+        : undefined;
+      if (!asset) {
+        next(new HttpError(404, 'not_found', 'No such file of the reference page.'));
+        return;
+      }
+      const headers = { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=3600' };
+      if ('text' in asset) {
+        res.set(headers).send(asset.text);
+        return;
+      }
+      // `root` keeps the dotfile check to the file name (the package lives under node_modules/.pnpm).
+      const options = {
+        root: SWAGGER_UI_DIR,
+        headers,
+        cacheControl: false,
+        etag: false,
+        lastModified: false,
+      };
+      res.sendFile(asset.file, options, (error) => {
+        if (error) next(error);
+      });
+    })
+    .all(methodNotAllowed);
+  return router;
+}

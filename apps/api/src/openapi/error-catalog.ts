@@ -1,0 +1,97 @@
+import type { BlobHttpErrorCode } from '@prior-auth/blob-storage';
+import type { DomainErrorCode } from '@prior-auth/domain';
+import { BLOB_HTTP_ERROR_STATUS, DOMAIN_ERROR_HTTP_STATUS } from '../http/error-mapping';
+
+/*
+ * Every `error.code` the API can answer, with its HTTP status and what it means for a client. The statuses of
+ * domain and blob codes come from the API's own mapping tables, so the document cannot disagree with them; the
+ * records are total over their code unions, so a new code without a status or a description fails the type
+ * check.
+ */
+
+/** Codes the HTTP layer itself raises (middleware, preconditions, idempotency, infrastructure). */
+export const HTTP_LAYER_ERROR_STATUS = {
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  request_validation_failed: 422,
+  precondition_required: 428,
+  idempotency_key_reused: 409,
+  idempotency_key_in_use: 409,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const satisfies Record<string, number>;
+
+export type HttpLayerErrorCode = keyof typeof HTTP_LAYER_ERROR_STATUS;
+export type ErrorCode = HttpLayerErrorCode | DomainErrorCode | BlobHttpErrorCode;
+
+export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
+  ...HTTP_LAYER_ERROR_STATUS,
+  ...DOMAIN_ERROR_HTTP_STATUS,
+  ...BLOB_HTTP_ERROR_STATUS,
+};
+
+export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
+  bad_request:
+    'The request is malformed: a body that is not JSON or not sent as `application/json`, or an If-Match ' +
+    'that is not exactly one quoted decimal (weak tags, lists and `*` included).',
+  unauthorized: 'The API key is missing, unknown, revoked or of another environment.',
+  not_found: 'No route matches the path.',
+  method_not_allowed: 'The path exists but does not serve this method.',
+  payload_too_large:
+    'The request body is over the size limit (`REQUEST_BODY_LIMIT_BYTES`, 1 MiB by default).',
+  request_validation_failed:
+    'Body, query or headers are invalid; `error.issues` names each invalid field (`location`, `errorType`).',
+  precondition_required: 'The operation requires an If-Match header with the current version.',
+  idempotency_key_reused: 'The Idempotency-Key was already used for a different request; use a new key.',
+  idempotency_key_in_use:
+    'A request with this Idempotency-Key is still running (`retryable: true`); retry after `Retry-After`.',
+  internal_error: 'An unexpected failure (`retryable: true`); nothing was half-written.',
+  service_unavailable:
+    'The database cannot be reached (`retryable: true`); nothing was committed; retry after `Retry-After`.',
+
+  authorization_not_found: 'The authorization does not exist for this organization and environment.',
+  authorization_not_mutable: 'The authorization cannot be edited in its current status.',
+  authorization_not_confirmable:
+    'The authorization is not awaiting confirmation (status ≠ requires_confirmation).',
+  authorization_not_cancelable: 'The authorization is already completed or canceled.',
+  next_action_required: '`nextActionId` is missing (or null) in the body.',
+  next_action_mismatch:
+    '`nextActionId` is not the current next action; `details.currentNextActionId` names the current one.',
+  next_action_not_confirmable:
+    'The action cannot be confirmed (provide_requirements is resolved by answering and attaching).',
+  requirements_not_satisfied: 'Outstanding requirements prevent confirmation.',
+  review_stale: 'The final review snapshot no longer covers the current authorization; review again.',
+  version_conflict:
+    'If-Match is stale; `details` carries `expectedVersion` and `actualVersion`. Re-read and retry if still needed.',
+  file_not_found: 'The file does not exist for this organization and environment.',
+  file_not_ready: 'The file has not completed its upload (status ≠ ready).',
+  file_upload_incomplete: 'The uploaded bytes are missing or do not match the declared size.',
+  file_content_mismatch:
+    'The declared file is not accepted (purpose, content type, size, empty name) or the bytes do not match it.',
+  file_already_completed: 'The file upload was already completed.',
+  attachment_not_found: 'The attachment does not exist on this authorization.',
+  provider_not_found: 'The provider NPI is not registered to the organization.',
+  payer_not_found: 'The payer is not in the catalog.',
+  unsupported_template_selection:
+    'No serviceable route for the provider, payer, state, service type and service code.',
+  portal_auth_mode_unsupported: 'The route does not support the requested portalAuthMode.',
+  final_submission_policy_required: '`policy` or `policy.finalSubmission` is missing on create.',
+  manual_handoff_not_found: 'The manual handoff does not exist on this authorization.',
+  manual_handoff_not_allowed: 'A manual handoff cannot be created now.',
+  manual_handoff_invalid_state: 'The manual handoff is not in a state that allows this operation.',
+  invalid_transition: 'The authorization cannot make this status change.',
+  template_invalid: 'A catalog questionnaire template is invalid (a server-side defect).',
+  auth_provider_unavailable: 'The payer portal sign-in provider is unavailable (`retryable: true`).',
+
+  upload_url_invalid: 'The upload URL is not valid (tampered, or not an upload URL).',
+  upload_url_expired: 'The upload URL has expired; create a new file.',
+  upload_content_type_mismatch: 'The Content-Type is not the one declared for the file.',
+  upload_too_large: 'The upload is larger than the size declared for the file.',
+  upload_interrupted: 'The upload ended before all bytes arrived (`retryable: true`); upload again.',
+  download_url_invalid: 'The download URL is not valid.',
+  download_url_expired: 'The download URL has expired; read the file again for a fresh one.',
+  download_not_found: 'Nothing is stored for this download URL.',
+};

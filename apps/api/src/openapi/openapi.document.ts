@@ -1,0 +1,1389 @@
+import {
+  ALLOWED_FILE_CONTENT_TYPES,
+  AUTHORIZATION_STATUSES,
+  FILE_PURPOSES,
+  MAX_FILE_SIZE_BYTES,
+  REQUIREMENT_ISSUE_CODES,
+  type AnswerType,
+  type ComparisonOperator,
+  type FileStatus,
+  type IssueSeverity,
+  type NextActionOwner,
+  type NextActionType,
+  type Outcome,
+  type QuestionnaireItemTemplate,
+  type ReviewSnapshotStatus,
+} from '@prior-auth/domain';
+import type { oas31 } from 'openapi3-ts';
+import {
+  FINAL_SUBMISSION_POLICIES,
+  MAX_ANSWER_STRING_LENGTH,
+  MAX_ANSWERS_PER_ITEM,
+  MAX_DESCRIPTION_LENGTH,
+  MAX_DOCUMENT_TYPES,
+  MAX_ID_LENGTH,
+  MAX_LINK_ID_LENGTH,
+  MAX_RESPONSE_ITEMS,
+  PORTAL_AUTH_MODES,
+  SERVICE_CODE_SYSTEMS,
+  SERVICE_TYPES,
+} from '../authorization/authorization.request';
+import { MAX_CONTENT_TYPE_LENGTH, MAX_FILE_NAME_LENGTH, MAX_PURPOSE_LENGTH } from '../files/file.request';
+import { DOMAIN_ERROR_HTTP_STATUS } from '../http/error-mapping';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../http/pagination';
+import { ERROR_DESCRIPTIONS, ERROR_HTTP_STATUS, type ErrorCode } from './error-catalog';
+import {
+  arrayOf,
+  boolean,
+  dateTime,
+  describe,
+  enumOf,
+  integer,
+  nullable,
+  number,
+  object,
+  openObject,
+  string,
+  type Schema,
+  type SchemaObject,
+} from './schema-builders';
+
+/*
+ * The OpenAPI 3.1 description of every endpoint the API serves. Schemas are built from the builders in
+ * `schema-builders.ts` and from the same constants the request DTOs and the domain use; error responses are
+ * generated from the code lists below and the status tables in `error-catalog.ts`. The API tests validate every
+ * response they receive against this document (test/contract), so it cannot drift from the implementation.
+ */
+
+export type OpenApiDocument = oas31.OpenAPIObject;
+
+/** Every member of a string union, checked complete by the compiler. */
+const membersOf = <T extends string>(members: Record<T, true>): T[] => Object.keys(members) as T[];
+
+const OUTCOMES = membersOf<Outcome>({
+  approved: true,
+  denied: true,
+  modified: true,
+  not_required: true,
+  failed: true,
+});
+const NEXT_ACTION_TYPES = membersOf<NextActionType>({
+  provide_requirements: true,
+  advance_case: true,
+  approve_submission: true,
+  complete_payer_interaction: true,
+});
+const NEXT_ACTION_OWNERS = membersOf<NextActionOwner>({ customer: true, operator: true });
+const REVIEW_SNAPSHOT_STATUSES = membersOf<ReviewSnapshotStatus>({
+  current: true,
+  stale: true,
+  approved: true,
+});
+const ANSWER_TYPES = membersOf<AnswerType>({
+  string: true,
+  date: true,
+  boolean: true,
+  decimal: true,
+  coding: true,
+});
+const ISSUE_SEVERITIES = membersOf<IssueSeverity>({ error: true, warning: true, info: true });
+const COMPARISON_OPERATORS = membersOf<ComparisonOperator>({
+  '=': true,
+  '!=': true,
+  '>': true,
+  '<': true,
+  '>=': true,
+  '<=': true,
+});
+const FILE_STATUSES = membersOf<FileStatus>({ pending_upload: true, ready: true });
+const ANSWER_CONSTRAINTS = membersOf<NonNullable<QuestionnaireItemTemplate['answerConstraint']>>({
+  optionsOnly: true,
+  optionsOrString: true,
+});
+
+// ---- component names -----------------------------------------------------------------------------------
+
+type SchemaName =
+  | 'Authorization'
+  | 'AuthorizationList'
+  | 'Policy'
+  | 'Payer'
+  | 'PayerList'
+  | 'TemplateSelection'
+  | 'Route'
+  | 'RouteList'
+  | 'DocumentRequirement'
+  | 'QuestionnaireGroup'
+  | 'QuestionnaireItem'
+  | 'AnswerOption'
+  | 'Condition'
+  | 'ValuesWhen'
+  | 'TextWhen'
+  | 'Coding'
+  | 'Answer'
+  | 'QuestionnaireResponse'
+  | 'Requirements'
+  | 'Issue'
+  | 'Submission'
+  | 'ReviewSnapshot'
+  | 'PayerReceipt'
+  | 'Decision'
+  | 'Attachment'
+  | 'NextAction'
+  | 'File'
+  | 'FileList'
+  | 'Pagination'
+  | 'ErrorEnvelope'
+  | 'ValidationIssue'
+  | 'HealthStatus'
+  | 'BlobUploadResult'
+  | 'CreateAuthorizationRequest'
+  | 'TemplateSelectionInput'
+  | 'PolicyInput'
+  | 'QuestionnaireResponseInput'
+  | 'AnswerInput'
+  | 'PatchAnswersRequest'
+  | 'AttachFileRequest'
+  | 'ConfirmRequest'
+  | 'CreateFileRequest'
+  | 'EmptyBody';
+
+type ParameterName =
+  | 'AuthorizationId'
+  | 'AttachmentId'
+  | 'PayerId'
+  | 'FileId'
+  | 'BlobToken'
+  | 'IdempotencyKeyRequired'
+  | 'IdempotencyKeyOptional'
+  | 'IfMatch'
+  | 'Limit'
+  | 'Cursor';
+
+type HeaderName = 'RequestId' | 'ETag' | 'Location' | 'IdempotentReplayed' | 'RetryAfter' | 'WWWAuthenticate';
+
+const ref = (name: SchemaName): Schema => ({ $ref: `#/components/schemas/${name}` });
+const param = (name: ParameterName): oas31.ReferenceObject => ({ $ref: `#/components/parameters/${name}` });
+const header = (name: HeaderName): oas31.ReferenceObject => ({ $ref: `#/components/headers/${name}` });
+
+// ---- shared schema pieces ------------------------------------------------------------------------------
+
+const id = (prefix: string, description: string) =>
+  string({ pattern: `^${prefix}_[A-Za-z0-9]+$`, description });
+const STATE = string({ pattern: '^[A-Z]{2}$', description: 'Two-letter US state code.' });
+const SERVICE_TYPE = enumOf(SERVICE_TYPES);
+
+const templateSelection = (input: boolean): SchemaObject =>
+  object(
+    {
+      payerId: string({
+        minLength: 1,
+        ...(input ? { maxLength: MAX_ID_LENGTH } : {}),
+        description: 'Canonical payer ID.',
+      }),
+      insuranceState: input
+        ? string({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter state code (stored upper-case).' })
+        : STATE,
+      serviceType: SERVICE_TYPE,
+      serviceCode: string({
+        minLength: 1,
+        ...(input ? { maxLength: 50 } : {}),
+        description: 'A HCPCS, CPT or NDC code.',
+      }),
+      serviceCodeSystem: enumOf(SERVICE_CODE_SYSTEMS),
+    },
+    { description: 'The pinned route: payer, state, service type and service code.' },
+  );
+
+/** An answer holds exactly one value field. */
+const answer = (input: boolean): SchemaObject => ({
+  ...object(
+    {
+      valueString: string(input ? { maxLength: MAX_ANSWER_STRING_LENGTH } : {}),
+      valueBoolean: boolean(),
+      valueDate: string({
+        ...(input ? { maxLength: 32 } : {}),
+        description: 'A calendar date `YYYY-MM-DD`; an invalid date is a requirement issue, not a 422.',
+      }),
+      valueDecimal: number(),
+      valueCoding: input
+        ? object({ code: string({ minLength: 1, maxLength: MAX_LINK_ID_LENGTH }) })
+        : ref('Coding'),
+    },
+    {
+      optional: ['valueString', 'valueBoolean', 'valueDate', 'valueDecimal', 'valueCoding'],
+      description:
+        'Exactly one of `valueString`, `valueBoolean`, `valueDate`, `valueDecimal`, `valueCoding`.',
+    },
+  ),
+  minProperties: 1,
+  maxProperties: 1,
+});
+
+const questionnaireResponse = (input: boolean): SchemaObject =>
+  object(
+    {
+      item: arrayOf(
+        object({
+          linkId: string({ minLength: 1, ...(input ? { maxLength: MAX_LINK_ID_LENGTH } : {}) }),
+          answer: arrayOf(
+            ref(input ? 'AnswerInput' : 'Answer'),
+            input ? { maxItems: MAX_ANSWERS_PER_ITEM } : {},
+          ),
+        }),
+        input ? { maxItems: MAX_RESPONSE_ITEMS } : {},
+      ),
+    },
+    {
+      description: input
+        ? 'Answers by linkId. On patch, each item sent replaces that item’s answers; an empty `answer` clears it.'
+        : 'The current normalized answer set.',
+    },
+  );
+
+const list = (item: SchemaName, description: string): SchemaObject =>
+  object({ data: arrayOf(ref(item)), pagination: ref('Pagination') }, { description });
+
+const condition = (properties: Record<string, Schema>, required: string[]): SchemaObject => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
+
+// ---- component schemas ---------------------------------------------------------------------------------
+
+const schemas: Record<SchemaName, SchemaObject> = {
+  Authorization: object(
+    {
+      id: id('auth', 'Stable authorization ID.'),
+      version: integer({
+        minimum: 1,
+        description: 'Optimistic-concurrency version; 1 on creation. Send it quoted in If-Match.',
+      }),
+      status: enumOf(AUTHORIZATION_STATUSES, {
+        description:
+          '`requires_action` is used only while the next action is complete_payer_interaction (a human must act ' +
+          'at the payer).',
+      }),
+      policy: ref('Policy'),
+      providerNpi: string({ pattern: '^[0-9]{10}$', description: 'Tenant-scoped provider NPI.' }),
+      payer: ref('Payer'),
+      templateSelection: ref('TemplateSelection'),
+      questionnaire: arrayOf(ref('QuestionnaireGroup'), {
+        description: 'The full current question surface.',
+      }),
+      questionnaireResponse: ref('QuestionnaireResponse'),
+      requirements: ref('Requirements'),
+      submission: ref('Submission'),
+      createdAt: dateTime(),
+      updatedAt: dateTime('Time of the last change.'),
+      outcome: nullable(enumOf(OUTCOMES, { description: 'Terminal outcome once status is completed.' })),
+      portalAuthMode: enumOf(PORTAL_AUTH_MODES, {
+        description: 'How the service accesses the payer portal.',
+      }),
+      attachments: arrayOf(ref('Attachment')),
+      nextAction: nullable(ref('NextAction')),
+      completedAt: nullable(dateTime('Set when status reached completed.')),
+      canceledAt: nullable(dateTime('Set when status reached canceled.')),
+    },
+    {
+      optional: ['outcome', 'portalAuthMode', 'attachments', 'nextAction', 'completedAt', 'canceledAt'],
+      description:
+        'The authorization (current shape). Fields the spec marks optional are always present in this ' +
+        'implementation, `null` until they apply.',
+    },
+  ),
+  AuthorizationList: list('Authorization', 'A page of authorizations, newest first.'),
+  Policy: object({
+    finalSubmission: enumOf(FINAL_SUBMISSION_POLICIES, {
+      description: '`automatic` submits at the final boundary; `requires_confirmation` pauses for approval.',
+    }),
+  }),
+  Payer: object(
+    {
+      id: string({ description: 'Canonical payer ID.' }),
+      displayName: string(),
+      supportedStates: arrayOf(STATE),
+      supportedServiceTypes: arrayOf(SERVICE_TYPE),
+      aliases: arrayOf(string(), { description: 'Used for search and matching.' }),
+      status: string({ description: 'Catalog status, e.g. `active`.' }),
+      brand: string({ description: 'Parent brand; omitted when unknown.' }),
+      lineOfBusiness: string({ description: 'Omitted when unknown.' }),
+    },
+    { optional: ['brand', 'lineOfBusiness'] },
+  ),
+  PayerList: list('Payer', 'A page of payers.'),
+  TemplateSelection: templateSelection(false),
+  Route: object(
+    {
+      templateSelection: ref('TemplateSelection'),
+      portalAuthModes: arrayOf(enumOf(PORTAL_AUTH_MODES), { minItems: 1 }),
+      questionnaire: arrayOf(ref('QuestionnaireGroup')),
+      documentRequirements: arrayOf(ref('DocumentRequirement')),
+    },
+    { description: 'A serviceable route: what to collect before creating an authorization on it.' },
+  ),
+  RouteList: list('Route', 'A page of serviceable routes.'),
+  DocumentRequirement: object(
+    {
+      type: string({ description: 'The document type an attachment must list in `documentTypes`.' }),
+      label: string(),
+      message: string(),
+      requiredWhen: ref('Condition'),
+    },
+    { optional: ['requiredWhen'] },
+  ),
+  QuestionnaireGroup: object({
+    id: string({ description: 'Stable group ID.' }),
+    title: string(),
+    items: arrayOf(ref('QuestionnaireItem')),
+  }),
+  QuestionnaireItem: object(
+    {
+      linkId: string({ description: 'Stable field key used in questionnaireResponse.' }),
+      text: string({ description: 'Question text (`textWhen` already resolved for the current answers).' }),
+      required: boolean(),
+      answerType: enumOf(ANSWER_TYPES),
+      repeats: boolean({ description: 'Several answers allowed.' }),
+      options: arrayOf(ref('AnswerOption'), { description: 'Allowed coded values.' }),
+      answerConstraint: enumOf(ANSWER_CONSTRAINTS, {
+        description: '`optionsOrString` also accepts a free-text `valueString` (FHIR open-choice).',
+      }),
+      pattern: string({ description: 'Regular expression a string answer must match as a whole.' }),
+      maxLength: integer({ minimum: 0 }),
+      min: string({ description: 'Lower bound: a decimal, or a `YYYY-MM-DD` date.' }),
+      max: string({ description: 'Upper bound: a decimal, or a `YYYY-MM-DD` date.' }),
+      errorMessage: string({ description: 'Replaces the messages about an answer’s value.' }),
+      mode: string({ description: 'Rendering or collection hint.' }),
+      defaultValue: describe(ref('Answer'), 'Applied at create time to unanswered allowed items.'),
+      requiredWhen: describe(ref('Condition'), 'The item is required while this holds.'),
+      notAllowedWhen: describe(ref('Condition'), 'The item must not be answered while this holds.'),
+      valuesWhen: ref('ValuesWhen'),
+      textWhen: ref('TextWhen'),
+    },
+    {
+      optional: [
+        'repeats',
+        'options',
+        'answerConstraint',
+        'pattern',
+        'maxLength',
+        'min',
+        'max',
+        'errorMessage',
+        'mode',
+        'defaultValue',
+        'requiredWhen',
+        'notAllowedWhen',
+        'valuesWhen',
+        'textWhen',
+      ],
+    },
+  ),
+  AnswerOption: object({ code: string(), display: string() }),
+  Condition: {
+    description:
+      'A condition over the answers (docs/decisions/0011): `all`/`any` of conditions, `not`, `exists`, or a ' +
+      'comparison. `=` holds when one answer equals; `!=` when none does (unanswered satisfies it); an item ' +
+      'whose `notAllowedWhen` holds reads as unanswered.',
+    oneOf: [
+      condition({ all: arrayOf(ref('Condition')) }, ['all']),
+      condition({ any: arrayOf(ref('Condition')) }, ['any']),
+      condition({ not: ref('Condition') }, ['not']),
+      condition({ linkId: string(), operator: { const: 'exists' }, exists: boolean() }, [
+        'linkId',
+        'operator',
+        'exists',
+      ]),
+      condition({ linkId: string(), operator: enumOf(COMPARISON_OPERATORS), answer: ref('Answer') }, [
+        'linkId',
+        'operator',
+        'answer',
+      ]),
+    ],
+  },
+  ValuesWhen: object(
+    { cases: arrayOf(object({ when: ref('Condition'), values: arrayOf(string()) })) },
+    {
+      description:
+        'Conditionally available option codes: the first case whose `when` holds wins; none → all.',
+    },
+  ),
+  TextWhen: object(
+    { cases: arrayOf(object({ when: ref('Condition'), text: string() })) },
+    { description: 'Conditionally displayed text: the first case whose `when` holds wins; none → `text`.' },
+  ),
+  Coding: object(
+    { code: string(), system: string(), display: string() },
+    { optional: ['system', 'display'] },
+  ),
+  Answer: answer(false),
+  QuestionnaireResponse: questionnaireResponse(false),
+  Requirements: object(
+    {
+      version: integer({ minimum: 1, description: 'Checked against nextAction.requirementsVersion.' }),
+      questions: arrayOf(object({ linkId: string(), message: string() })),
+      documents: arrayOf(object({ type: string(), message: string() })),
+      issues: arrayOf(ref('Issue')),
+    },
+    { description: 'The current unresolved blockers; the status stays requires_input while any remain.' },
+  ),
+  Issue: object({
+    code: string({
+      description: `Stable code; the requirements engine's are ${REQUIREMENT_ISSUE_CODES.map((c) => `\`${c}\``).join(', ')}.`,
+    }),
+    message: string(),
+    field: string({ description: 'The linkId or field path.' }),
+    severity: enumOf(ISSUE_SEVERITIES),
+  }),
+  Submission: object({
+    reviewSnapshot: nullable(ref('ReviewSnapshot')),
+    payerReceipt: nullable(ref('PayerReceipt')),
+    decision: nullable(ref('Decision')),
+  }),
+  ReviewSnapshot: object(
+    {
+      id: id('rs', 'Review snapshot ID.'),
+      generatedAt: dateTime(),
+      covers: object(
+        {
+          authorizationVersion: integer(),
+          requirementsVersion: integer(),
+          questionnaireResponseVersion: integer(),
+          attachmentVersion: integer(),
+        },
+        {
+          description:
+            'The versions this snapshot covers; a snapshot not covering the current ones is stale.',
+        },
+      ),
+      status: enumOf(REVIEW_SNAPSHOT_STATUSES, { description: 'Only a `current` snapshot can be approved.' }),
+      kind: enumOf(['final_submission']),
+      summary: openObject('Structured summary of what will be submitted.'),
+      questionnaireResponse: ref('QuestionnaireResponse'),
+      attachments: arrayOf(ref('Attachment')),
+      warnings: arrayOf(string(), { description: 'To review before approval.' }),
+      liveViewUrl: nullable(string({ description: 'Present while a browser sign-in is active.' })),
+    },
+    { description: 'The final-submission review, when approval is required.' },
+  ),
+  PayerReceipt: object(
+    {
+      receivedAt: dateTime(),
+      referenceNumber: nullable(string()),
+      channel: string(),
+      payerStatusText: string({ description: 'Raw payer-visible text.' }),
+      details: openObject('Channel-specific details.'),
+    },
+    { description: 'Evidence-backed proof that the payer received the submission.' },
+  ),
+  Decision: object(
+    {
+      receivedAt: dateTime(),
+      authorizationNumber: nullable(string({ description: 'When approved or modified.' })),
+      payerStatusText: string(),
+      effectiveFrom: nullable(string({ description: 'Start of the approved window, when available.' })),
+      effectiveTo: nullable(string({ description: 'End of the approved window, when available.' })),
+      modifications: arrayOf(string()),
+      denialReasons: arrayOf(string()),
+      details: openObject('Payer-specific details.'),
+    },
+    { description: 'The terminal payer decision, when known.' },
+  ),
+  Attachment: object({
+    id: id('att', 'Stable, scoped to the authorization.'),
+    fileId: string(),
+    createdAt: dateTime(),
+    documentTypes: arrayOf(string(), { minItems: 1, description: 'Requirement types the file satisfies.' }),
+    label: string({ description: 'The file name.' }),
+    description: nullable(string()),
+  }),
+  NextAction: object(
+    {
+      id: id('act', 'Send it as `nextActionId` to confirm.'),
+      type: enumOf(NEXT_ACTION_TYPES),
+      description: string(),
+      authorizationVersion: integer({
+        description: 'The authorization version the action was created against.',
+      }),
+      requirementsVersion: integer(),
+      createdAt: dateTime(),
+      owner: enumOf(NEXT_ACTION_OWNERS),
+      reviewSnapshotId: nullable(string({ description: 'Set for approve_submission.' })),
+      expiresAt: nullable(dateTime('When the action is time-limited.')),
+      resolution: object(
+        { kind: enumOf(['manual_handoff']), reason: string() },
+        { description: 'Present only on complete_payer_interaction.' },
+      ),
+    },
+    { optional: ['resolution'] },
+  ),
+  File: object(
+    {
+      id: id('file', 'Stable file ID.'),
+      status: enumOf(FILE_STATUSES, { description: 'Only `ready` files can be attached.' }),
+      fileName: string(),
+      contentType: enumOf(ALLOWED_FILE_CONTENT_TYPES),
+      purpose: enumOf(FILE_PURPOSES),
+      sizeBytes: integer({ minimum: 1, maximum: MAX_FILE_SIZE_BYTES }),
+      checksumSha256: nullable(string({ pattern: '^[0-9a-f]{64}$', description: 'Recorded at completion.' })),
+      createdAt: dateTime(),
+      completedAt: nullable(dateTime()),
+      uploadUrl: nullable(
+        string({
+          format: 'uri',
+          description: 'Signed upload URL (PUT the raw bytes, no API key); only in the answer to create.',
+        }),
+      ),
+      uploadExpiresAt: dateTime('The upload URL is valid until then (15 minutes).'),
+      downloadUrl: nullable(
+        string({ format: 'uri', description: 'Short-lived (5 minutes); when reading one ready file.' }),
+      ),
+    },
+    { description: 'An uploaded document. Every field is always present, `null` when it does not apply.' },
+  ),
+  FileList: list('File', 'A page of files, newest first.'),
+  Pagination: object({
+    nextCursor: nullable(
+      string({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
+    ),
+  }),
+  ErrorEnvelope: errorEnvelope(string()),
+  ValidationIssue: object({
+    errorType: string({
+      description:
+        'missing, type_error, enum, pattern, too_long, too_short, unknown_field, out_of_range, value_error.',
+    }),
+    location: arrayOf(string(), {
+      minItems: 1,
+      description: 'Where: `["body", "templateSelection", "serviceCode"]`; array indexes are strings.',
+    }),
+    message: string(),
+  }),
+  HealthStatus: object({
+    status: enumOf(['ok', 'degraded']),
+    checks: object({ database: enumOf(['up', 'down']) }),
+  }),
+  BlobUploadResult: object({ sizeBytes: integer({ minimum: 0, description: 'Bytes stored.' }) }),
+
+  CreateAuthorizationRequest: object(
+    {
+      providerNpi: string({
+        pattern: '^[0-9]{10}$',
+        description: 'A provider NPI registered to the organization.',
+      }),
+      templateSelection: ref('TemplateSelectionInput'),
+      policy: describe(ref('PolicyInput'), 'Required; missing → 400 final_submission_policy_required.'),
+      portalAuthMode: enumOf(PORTAL_AUTH_MODES, { description: 'For routes that support several modes.' }),
+      questionnaireResponse: describe(
+        ref('QuestionnaireResponseInput'),
+        'Initial answers, merged before the case is created.',
+      ),
+    },
+    { optional: ['portalAuthMode', 'questionnaireResponse'] },
+  ),
+  TemplateSelectionInput: templateSelection(true),
+  PolicyInput: object({ finalSubmission: enumOf(FINAL_SUBMISSION_POLICIES) }),
+  QuestionnaireResponseInput: questionnaireResponse(true),
+  AnswerInput: answer(true),
+  PatchAnswersRequest: object({ questionnaireResponse: ref('QuestionnaireResponseInput') }),
+  AttachFileRequest: object(
+    {
+      fileId: string({
+        minLength: 1,
+        maxLength: MAX_ID_LENGTH,
+        description: 'A ready file of the organization.',
+      }),
+      documentTypes: arrayOf(string({ minLength: 1, maxLength: 100 }), {
+        minItems: 1,
+        maxItems: MAX_DOCUMENT_TYPES,
+        description: 'Every requirement type the file satisfies.',
+      }),
+      description: nullable(string({ maxLength: MAX_DESCRIPTION_LENGTH })),
+    },
+    { optional: ['description'] },
+  ),
+  ConfirmRequest: object(
+    {
+      nextActionId: nullable(
+        string({
+          maxLength: MAX_ID_LENGTH,
+          description: 'The current confirmable nextAction.id; missing → 409 next_action_required.',
+        }),
+      ),
+    },
+    { optional: ['nextActionId'] },
+  ),
+  CreateFileRequest: object({
+    fileName: string({
+      maxLength: MAX_FILE_NAME_LENGTH,
+      description: 'Not blank; becomes the attachment label.',
+    }),
+    contentType: string({
+      maxLength: MAX_CONTENT_TYPE_LENGTH,
+      description: `One of ${ALLOWED_FILE_CONTENT_TYPES.join(', ')}; checked against the bytes at completion.`,
+    }),
+    sizeBytes: number({ description: `The exact size in bytes, 1 to ${MAX_FILE_SIZE_BYTES} (25 MiB).` }),
+    purpose: string({ maxLength: MAX_PURPOSE_LENGTH, description: `One of ${FILE_PURPOSES.join(', ')}.` }),
+  }),
+  EmptyBody: object({}, { description: 'This operation takes no body; an empty object is accepted.' }),
+};
+
+/** The spec's error envelope; each response narrows `error.code` to its own codes (`errorsOf`). */
+function errorEnvelope(code: SchemaObject): SchemaObject {
+  return object({
+    error: object({
+      code,
+      message: string({ description: 'Human-readable; never contains PHI or secrets.' }),
+      retryable: boolean({ description: 'Whether sending the same request later may succeed.' }),
+      details: openObject(
+        'Code-specific details, e.g. expectedVersion and actualVersion for version_conflict.',
+      ),
+      issues: arrayOf(ref('ValidationIssue'), { description: 'One entry per invalid field (422).' }),
+    }),
+    requestId: string({
+      description: 'Also the Request-Id response header (of the original request on a replay).',
+    }),
+  });
+}
+
+/** An ErrorEnvelope whose `error.code` is one of `codes`. */
+const errorsOf = (codes: readonly ErrorCode[]): SchemaObject => ({
+  allOf: [ref('ErrorEnvelope')],
+  type: 'object',
+  properties: { error: { type: 'object', properties: { code: enumOf(codes) } } },
+});
+
+// ---- parameters and headers ----------------------------------------------------------------------------
+
+const pathParameter = (name: string, description: string): oas31.ParameterObject => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema: string(),
+});
+
+const idempotencyKey = (required: boolean): oas31.ParameterObject => ({
+  name: 'Idempotency-Key',
+  in: 'header',
+  required,
+  description:
+    'Unique per request. The same key with the same request (body, path, If-Match) answers the stored result ' +
+    'with `Idempotent-Replayed: true`; with another request → 409 idempotency_key_reused. Keys are scoped to ' +
+    'the organization and environment and kept at least 24 hours.' +
+    (required
+      ? ' Missing → 422 at `["headers", "Idempotency-Key"]`.'
+      : ' Optional here; honoured when sent.'),
+  schema: string({ minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$' }),
+});
+
+const parameters: Record<ParameterName, oas31.ParameterObject> = {
+  AuthorizationId: pathParameter('authorizationId', 'The authorization ID (`auth_…`).'),
+  AttachmentId: pathParameter('attachmentId', 'The attachment ID (`att_…`).'),
+  PayerId: pathParameter('payerId', 'The canonical payer ID.'),
+  FileId: pathParameter('fileId', 'The file ID (`file_…`).'),
+  BlobToken: pathParameter('token', 'The signed, expiring capability from an upload or download URL.'),
+  IdempotencyKeyRequired: idempotencyKey(true),
+  IdempotencyKeyOptional: idempotencyKey(false),
+  IfMatch: {
+    name: 'If-Match',
+    in: 'header',
+    required: true,
+    description:
+      'The current version as a quoted decimal, e.g. `"3"` (the ETag). Missing → 428 precondition_required; ' +
+      'malformed → 400 bad_request; stale → 409 version_conflict.',
+    schema: string({ pattern: '^"(0|[1-9][0-9]*)"$' }),
+  },
+  Limit: {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: `Page size, 1 to ${MAX_LIMIT}.`,
+    schema: integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }),
+  },
+  Cursor: {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description:
+      '`pagination.nextCursor` of the previous page; opaque and bound to the organization, environment and filters.',
+    schema: string({ maxLength: 2048 }),
+  },
+};
+
+const queryParameter = (name: string, schema: Schema, description: string): oas31.ParameterObject => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+});
+
+const headers: Record<HeaderName, oas31.HeaderObject> = {
+  RequestId: {
+    description: 'Identifies this request in logs and support requests.',
+    required: true,
+    schema: string({ pattern: '^req_[A-Za-z0-9]+$' }),
+  },
+  ETag: {
+    description: 'The authorization version as a strong entity tag; send it as If-Match.',
+    required: true,
+    schema: string({ pattern: '^"[0-9]+"$' }),
+  },
+  Location: { description: 'The URL of the created resource.', required: true, schema: string() },
+  IdempotentReplayed: {
+    description: 'Present (`true`) when this is the stored answer of an earlier request with the same key.',
+    schema: enumOf(['true']),
+  },
+  RetryAfter: { description: 'Seconds to wait before retrying.', schema: string({ pattern: '^[0-9]+$' }) },
+  WWWAuthenticate: { description: 'The authentication scheme.', schema: enumOf(['Bearer']) },
+};
+
+// ---- responses -----------------------------------------------------------------------------------------
+
+type Response = oas31.ResponseObject;
+type Headers = Record<string, oas31.ReferenceObject | oas31.HeaderObject>;
+
+const JSON_MEDIA_TYPE = 'application/json';
+
+const jsonResponse = (description: string, schema: Schema, extraHeaders: Headers = {}): Response => ({
+  description,
+  headers: { 'Request-Id': header('RequestId'), ...extraHeaders },
+  content: { [JSON_MEDIA_TYPE]: { schema } },
+});
+
+const codeList = (codes: readonly ErrorCode[]) =>
+  codes.map((code) => `- \`${code}\`: ${ERROR_DESCRIPTIONS[code]}`).join('\n');
+
+/** One response per status, the envelope's `code` restricted to the codes listed for it. */
+function errorResponses(
+  codes: readonly ErrorCode[],
+  options: { command: boolean },
+): Record<string, Response> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const status = ERROR_HTTP_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, Response> = {};
+  for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const extra: Headers = {};
+    if (status === 401) extra['WWW-Authenticate'] = header('WWWAuthenticate');
+    if (group.includes('service_unavailable') || group.includes('idempotency_key_in_use'))
+      extra['Retry-After'] = header('RetryAfter');
+    // Domain refusals of a command are stored with its key and replayed like its success (not the rest).
+    if (options.command && group.some((code) => Object.hasOwn(DOMAIN_ERROR_HTTP_STATUS, code)))
+      extra['Idempotent-Replayed'] = header('IdempotentReplayed');
+    responses[String(status)] = jsonResponse(codeList(group), errorsOf(group), extra);
+  }
+  return responses;
+}
+
+// ---- operations ----------------------------------------------------------------------------------------
+
+type Access = 'api_key' | 'public' | 'capability';
+
+interface OperationSpec {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  parameters?: Array<oas31.ParameterObject | oas31.ReferenceObject>;
+  requestBody?: oas31.RequestBodyObject;
+  responses: Record<string, Response>;
+  /** The operation's own error codes; those every request can meet are added from `access`. */
+  errors: readonly ErrorCode[];
+  access: Access;
+  /** A command whose answer is stored under its Idempotency-Key. */
+  command?: boolean;
+}
+
+/** Errors any request can meet, by how the route is mounted (see `app.ts`). */
+const COMMON_ERRORS: Record<Access, readonly ErrorCode[]> = {
+  // Behind the JSON body checks and the API-key lookup (which reads the database).
+  api_key: ['bad_request', 'unauthorized', 'payload_too_large', 'internal_error', 'service_unavailable'],
+  // Behind the JSON body checks, no key.
+  public: ['bad_request', 'payload_too_large', 'internal_error'],
+  // Blob routes: mounted before the body checks; the token is the credential.
+  capability: ['internal_error'],
+};
+
+function operation(spec: OperationSpec): oas31.OperationObject {
+  return {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    tags: [spec.tag],
+    ...(spec.access === 'api_key' ? {} : { security: [] }),
+    ...(spec.parameters?.length ? { parameters: spec.parameters } : {}),
+    ...(spec.requestBody ? { requestBody: spec.requestBody } : {}),
+    responses: {
+      ...spec.responses,
+      ...errorResponses([...spec.errors, ...COMMON_ERRORS[spec.access]], { command: spec.command ?? false }),
+    },
+  };
+}
+
+const jsonBody = (schema: SchemaName, required: boolean, description?: string): oas31.RequestBodyObject => ({
+  required,
+  ...(description ? { description } : {}),
+  content: { [JSON_MEDIA_TYPE]: { schema: ref(schema) } },
+});
+
+const AUTHORIZATION_FAMILIES = {
+  primary: '/v1/prior-auth/authorizations',
+  alternate: '/v1/prior-authorizations',
+} as const;
+
+const AUTHORIZATION_LOCATION = `^(${Object.values(AUTHORIZATION_FAMILIES).join('|')})/auth_[A-Za-z0-9]+$`;
+
+const COMMAND_CONFLICTS: readonly ErrorCode[] = ['idempotency_key_reused', 'idempotency_key_in_use'];
+
+/** The authorization operations; `family` is the path prefix, `suffix` keeps operationIds unique. */
+function authorizationPaths(family: string, suffix: string, tag: string): oas31.PathsObject {
+  const one = `${family}/{authorizationId}`;
+  const authorization = (description: string, extra: Headers = {}) =>
+    jsonResponse(description, ref('Authorization'), { ETag: header('ETag'), ...extra });
+  const command = (description: string) =>
+    authorization(description, { 'Idempotent-Replayed': header('IdempotentReplayed') });
+  const precondition: ErrorCode[] = [
+    'precondition_required',
+    'request_validation_failed',
+    'version_conflict',
+  ];
+  const base = { tag, access: 'api_key' as const };
+  const op = (spec: Omit<OperationSpec, 'tag' | 'access'>) =>
+    operation({ ...base, ...spec, operationId: `${spec.operationId}${suffix}` });
+
+  return {
+    [family]: {
+      post: op({
+        operationId: 'createAuthorization',
+        summary: 'Create an authorization',
+        description:
+          'Creates the case at version 1 with the route’s questionnaire and requirements; submits nothing to ' +
+          'the payer. `Location` names the path family the request used (a replay answers the stored ' +
+          '`Location`, of the family the original request used).',
+        parameters: [param('IdempotencyKeyRequired')],
+        requestBody: jsonBody('CreateAuthorizationRequest', true),
+        command: true,
+        responses: {
+          201: authorization('The created authorization.', {
+            Location: { ...headers.Location, schema: string({ pattern: AUTHORIZATION_LOCATION }) },
+            'Idempotent-Replayed': header('IdempotentReplayed'),
+          }),
+        },
+        errors: [
+          'final_submission_policy_required',
+          'provider_not_found',
+          'payer_not_found',
+          'unsupported_template_selection',
+          'portal_auth_mode_unsupported',
+          'request_validation_failed',
+          'template_invalid',
+          ...COMMAND_CONFLICTS,
+        ],
+      }),
+      get: op({
+        operationId: 'listAuthorizations',
+        summary: 'List authorizations',
+        description: 'Newest first, keyset-paginated.',
+        parameters: [
+          queryParameter('status', enumOf(AUTHORIZATION_STATUSES), 'Only authorizations in this status.'),
+          param('Limit'),
+          param('Cursor'),
+        ],
+        responses: { 200: jsonResponse('A page of authorizations.', ref('AuthorizationList')) },
+        errors: ['request_validation_failed', 'template_invalid'],
+      }),
+    },
+    [one]: {
+      parameters: [param('AuthorizationId')],
+      get: op({
+        operationId: 'getAuthorization',
+        summary: 'Retrieve an authorization',
+        description: 'The returned version (also the ETag) is the value to send in If-Match.',
+        responses: { 200: authorization('The authorization.') },
+        errors: ['authorization_not_found', 'template_invalid'],
+      }),
+    },
+    [`${one}/answers`]: {
+      parameters: [param('AuthorizationId')],
+      patch: op({
+        operationId: 'patchAuthorizationAnswers',
+        summary: 'Patch answers',
+        description:
+          'Merges by linkId: each item sent replaces that item’s answers, an empty `answer` clears it, items ' +
+          'not sent are kept. Requirements are recomputed; a value the question refuses is a requirement issue.',
+        parameters: [param('IfMatch'), param('IdempotencyKeyOptional')],
+        requestBody: jsonBody('PatchAnswersRequest', true),
+        command: true,
+        responses: { 200: command('The updated authorization.') },
+        errors: [
+          ...precondition,
+          'authorization_not_found',
+          'authorization_not_mutable',
+          'template_invalid',
+          ...COMMAND_CONFLICTS,
+        ],
+      }),
+    },
+    [`${one}/attachments`]: {
+      parameters: [param('AuthorizationId')],
+      post: op({
+        operationId: 'attachAuthorizationFile',
+        summary: 'Attach a file',
+        description:
+          'Links a ready file (purpose authorization_attachment). When all blockers clear, the status becomes ' +
+          'requires_confirmation with nextAction.type advance_case.',
+        parameters: [param('IfMatch'), param('IdempotencyKeyRequired')],
+        requestBody: jsonBody('AttachFileRequest', true),
+        command: true,
+        responses: { 200: command('The updated authorization.') },
+        errors: [
+          ...precondition,
+          'authorization_not_found',
+          'authorization_not_mutable',
+          'file_not_found',
+          'file_not_ready',
+          'template_invalid',
+          ...COMMAND_CONFLICTS,
+        ],
+      }),
+    },
+    [`${one}/attachments/{attachmentId}`]: {
+      parameters: [param('AuthorizationId'), param('AttachmentId')],
+      delete: op({
+        operationId: 'deleteAuthorizationAttachment',
+        summary: 'Delete an attachment',
+        description: 'Unlinks the attachment (the file stays); requirements are recomputed.',
+        parameters: [param('IfMatch'), param('IdempotencyKeyOptional')],
+        requestBody: jsonBody('EmptyBody', false),
+        command: true,
+        responses: { 200: command('The updated authorization.') },
+        errors: [
+          ...precondition,
+          'authorization_not_found',
+          'authorization_not_mutable',
+          'attachment_not_found',
+          'template_invalid',
+          ...COMMAND_CONFLICTS,
+        ],
+      }),
+    },
+    [`${one}/confirm`]: {
+      parameters: [param('AuthorizationId')],
+      post: op({
+        operationId: 'confirmAuthorization',
+        summary: 'Confirm the next action',
+        description:
+          'advance_case moves the case to processing; approve_submission approves the current review snapshot ' +
+          'and crosses the final submission boundary, irreversibly. Checks in order: version_conflict, ' +
+          'next_action_required, status (next_action_not_confirmable / authorization_not_confirmable), the ' +
+          'action id (review_stale / next_action_mismatch), requirements_not_satisfied, review_stale.',
+        parameters: [param('IfMatch'), param('IdempotencyKeyRequired')],
+        requestBody: jsonBody('ConfirmRequest', false),
+        command: true,
+        responses: { 200: command('The confirmed authorization.') },
+        errors: [
+          ...precondition,
+          'authorization_not_found',
+          'next_action_required',
+          'authorization_not_confirmable',
+          'next_action_not_confirmable',
+          'next_action_mismatch',
+          'review_stale',
+          'requirements_not_satisfied',
+          'template_invalid',
+          ...COMMAND_CONFLICTS,
+        ],
+      }),
+    },
+    [`${one}/cancel`]: {
+      parameters: [param('AuthorizationId')],
+      post: op({
+        operationId: 'cancelAuthorization',
+        summary: 'Cancel an authorization',
+        description:
+          'Stops future processing and rejects later writes; does not reverse a submission the payer already ' +
+          'received (payerReceipt and decision are kept). Not allowed from completed or canceled.',
+        parameters: [param('IfMatch'), param('IdempotencyKeyRequired')],
+        requestBody: jsonBody('EmptyBody', false),
+        command: true,
+        responses: { 200: command('The canceled authorization.') },
+        errors: [
+          ...precondition,
+          'authorization_not_found',
+          'authorization_not_cancelable',
+          'template_invalid',
+          ...COMMAND_CONFLICTS,
+        ],
+      }),
+    },
+  };
+}
+
+const TAGS = {
+  health: 'Health',
+  catalog: 'Catalog',
+  authorizations: 'Authorizations',
+  authorizationsAlt: 'Authorizations (/v1/prior-authorizations)',
+  files: 'Files',
+  blobs: 'File bytes',
+  docs: 'Documentation',
+} as const;
+
+const documentResponse = (description: string) =>
+  jsonResponse(description, {
+    type: 'object',
+    description: 'An OpenAPI 3.1 document (this one).',
+    properties: {
+      openapi: string({ pattern: '^3\\.1\\.' }),
+      info: openObject('Title, version and description.'),
+      paths: openObject('The operations.'),
+    },
+    required: ['openapi', 'info', 'paths'],
+    additionalProperties: true,
+  });
+
+/**
+ * The blob paths exist only with the filesystem file store; with S3 every method on them answers 404
+ * not_found. The extension tells readers (and the contract tests) so.
+ */
+const SERVED_WITH_FILESYSTEM_STORAGE = {
+  'x-served-only-with': 'BLOB_STORAGE_URL=file://… (otherwise every method answers 404 not_found)',
+} as const;
+
+const paths: oas31.PathsObject = {
+  '/health': {
+    get: operation({
+      operationId: 'getHealth',
+      summary: 'Liveness and database reachability',
+      tag: TAGS.health,
+      access: 'public',
+      responses: {
+        200: jsonResponse('The service and its database are up.', ref('HealthStatus')),
+        503: jsonResponse('The database cannot be reached.', ref('HealthStatus')),
+      },
+      errors: [],
+    }),
+  },
+  '/v1/payers': {
+    get: operation({
+      operationId: 'listPayers',
+      summary: 'List payers',
+      tag: TAGS.catalog,
+      access: 'api_key',
+      parameters: [
+        queryParameter('q', string({ maxLength: 100 }), 'Matches the display name or an alias.'),
+        queryParameter('state', string({ pattern: '^[A-Za-z]{2}$' }), 'Only payers serving this state.'),
+        queryParameter('serviceType', SERVICE_TYPE, 'Only payers supporting this service type.'),
+        param('Limit'),
+        param('Cursor'),
+      ],
+      responses: { 200: jsonResponse('A page of payers.', ref('PayerList')) },
+      errors: ['request_validation_failed'],
+    }),
+  },
+  '/v1/payers/{payerId}': {
+    parameters: [param('PayerId')],
+    get: operation({
+      operationId: 'getPayer',
+      summary: 'Retrieve a payer',
+      tag: TAGS.catalog,
+      access: 'api_key',
+      responses: { 200: jsonResponse('The payer.', ref('Payer')) },
+      errors: ['payer_not_found'],
+    }),
+  },
+  '/v1/prior-auth/routes': {
+    get: operation({
+      operationId: 'listRoutes',
+      summary: 'List serviceable routes',
+      description:
+        'Each route pins a questionnaire and document requirements; create an authorization with its ' +
+        '`templateSelection`. Every questionnaire has a patient group with patient.memberId, ' +
+        'patient.firstName, patient.lastName and patient.birthDate.',
+      tag: TAGS.catalog,
+      access: 'api_key',
+      parameters: [
+        queryParameter('payerId', string({ maxLength: 100 }), 'Only routes of this payer.'),
+        queryParameter('insuranceState', string({ pattern: '^[A-Za-z]{2}$' }), 'Only routes for this state.'),
+        queryParameter('serviceType', SERVICE_TYPE, 'Only routes for this service type.'),
+        queryParameter('serviceCode', string({ maxLength: 50 }), 'Only routes for this service code.'),
+        param('Limit'),
+        param('Cursor'),
+      ],
+      responses: { 200: jsonResponse('A page of routes.', ref('RouteList')) },
+      errors: ['request_validation_failed', 'template_invalid'],
+    }),
+  },
+  ...authorizationPaths(AUTHORIZATION_FAMILIES.primary, '', TAGS.authorizations),
+  ...authorizationPaths(AUTHORIZATION_FAMILIES.alternate, 'AltPath', TAGS.authorizationsAlt),
+  '/v1/files': {
+    post: operation({
+      operationId: 'createFile',
+      summary: 'Create a file (upload step 1)',
+      description:
+        'Answers the file with `status: pending_upload` and a signed `uploadUrl`. Step 2: `PUT` the raw bytes ' +
+        'to `uploadUrl` with the declared Content-Type and no API key. Step 3: complete the file.',
+      tag: TAGS.files,
+      access: 'api_key',
+      parameters: [param('IdempotencyKeyOptional')],
+      requestBody: jsonBody('CreateFileRequest', true),
+      command: true,
+      responses: {
+        201: jsonResponse('The created file, with its upload URL.', ref('File'), {
+          Location: { ...headers.Location, schema: string({ pattern: '^/v1/files/file_[A-Za-z0-9]+$' }) },
+          'Idempotent-Replayed': header('IdempotentReplayed'),
+        }),
+      },
+      errors: ['request_validation_failed', 'file_content_mismatch', ...COMMAND_CONFLICTS],
+    }),
+    get: operation({
+      operationId: 'listFiles',
+      summary: 'List files',
+      description: 'Newest first, keyset-paginated. Listed files carry no URLs.',
+      tag: TAGS.files,
+      access: 'api_key',
+      parameters: [param('Limit'), param('Cursor')],
+      responses: { 200: jsonResponse('A page of files.', ref('FileList')) },
+      errors: ['request_validation_failed'],
+    }),
+  },
+  '/v1/files/{fileId}': {
+    parameters: [param('FileId')],
+    get: operation({
+      operationId: 'getFile',
+      summary: 'Retrieve a file',
+      description: 'A ready file carries a fresh `downloadUrl` (valid 5 minutes).',
+      tag: TAGS.files,
+      access: 'api_key',
+      responses: { 200: jsonResponse('The file.', ref('File')) },
+      errors: ['file_not_found'],
+    }),
+  },
+  '/v1/files/{fileId}/complete': {
+    parameters: [param('FileId')],
+    post: operation({
+      operationId: 'completeFile',
+      summary: 'Complete a file upload (upload step 3)',
+      description:
+        'Checks that the bytes arrived with the declared size and an allowed content type (judged from the ' +
+        'bytes) and answers the file `ready`. A failed check leaves it pending_upload: upload again and retry.',
+      tag: TAGS.files,
+      access: 'api_key',
+      parameters: [param('IdempotencyKeyOptional')],
+      requestBody: jsonBody('EmptyBody', false),
+      command: true,
+      responses: {
+        200: jsonResponse('The ready file.', ref('File'), {
+          'Idempotent-Replayed': header('IdempotentReplayed'),
+        }),
+      },
+      errors: [
+        'file_not_found',
+        'file_already_completed',
+        'file_upload_incomplete',
+        'file_content_mismatch',
+        'request_validation_failed',
+        ...COMMAND_CONFLICTS,
+      ],
+    }),
+  },
+  '/blobs/upload/{token}': {
+    ...SERVED_WITH_FILESYSTEM_STORAGE,
+    parameters: [param('BlobToken')],
+    put: operation({
+      operationId: 'uploadFileBytes',
+      summary: 'Upload file bytes (upload step 2)',
+      description:
+        'The `uploadUrl` of a file, served by this API when files are stored on its filesystem ' +
+        '(`BLOB_STORAGE_URL=file://…`; with S3 the URL points at the bucket and this path answers 404). No API ' +
+        'key: the signed URL is the credential. Send the raw bytes with the declared Content-Type.',
+      tag: TAGS.blobs,
+      access: 'capability',
+      requestBody: {
+        required: true,
+        content: Object.fromEntries(
+          ALLOWED_FILE_CONTENT_TYPES.map((type) => [type, { schema: string({ contentMediaType: type }) }]),
+        ),
+      },
+      responses: { 200: jsonResponse('The bytes are stored.', ref('BlobUploadResult')) },
+      errors: [
+        'upload_url_invalid',
+        'upload_url_expired',
+        'upload_content_type_mismatch',
+        'upload_too_large',
+        'upload_interrupted',
+        'not_found',
+      ],
+    }),
+  },
+  '/blobs/download/{token}': {
+    ...SERVED_WITH_FILESYSTEM_STORAGE,
+    parameters: [param('BlobToken')],
+    get: operation({
+      operationId: 'downloadFileBytes',
+      summary: 'Download file bytes',
+      description:
+        'The `downloadUrl` of a ready file (filesystem storage only, like the upload path). No API key; the ' +
+        'answer is an attachment with the file’s verified content type.',
+      tag: TAGS.blobs,
+      access: 'capability',
+      responses: {
+        200: {
+          description: 'The file bytes.',
+          headers: { 'Request-Id': header('RequestId') },
+          content: Object.fromEntries(
+            [...ALLOWED_FILE_CONTENT_TYPES, 'application/octet-stream'].map((type) => [
+              type,
+              { schema: string({ contentMediaType: type }) },
+            ]),
+          ),
+        },
+      },
+      errors: ['download_url_invalid', 'download_url_expired', 'download_not_found', 'not_found'],
+    }),
+  },
+  '/v1/openapi.json': {
+    get: operation({
+      operationId: 'getOpenApiDocument',
+      summary: 'This OpenAPI document',
+      description: 'Requires the API key like every /v1 path; the same document is public at /openapi.json.',
+      tag: TAGS.docs,
+      access: 'api_key',
+      responses: { 200: documentResponse('This document.') },
+      errors: [],
+    }),
+  },
+  '/openapi.json': {
+    get: operation({
+      operationId: 'getPublicOpenApiDocument',
+      summary: 'This OpenAPI document (public)',
+      tag: TAGS.docs,
+      access: 'public',
+      responses: { 200: documentResponse('This document.') },
+      errors: [],
+    }),
+  },
+  '/docs': {
+    get: operation({
+      operationId: 'getApiReference',
+      summary: 'API reference page',
+      description: 'A browsable reference of this document (Swagger UI, served from this service).',
+      tag: TAGS.docs,
+      access: 'public',
+      responses: {
+        200: {
+          description: 'An HTML page.',
+          headers: { 'Request-Id': header('RequestId') },
+          content: { 'text/html': { schema: string() } },
+        },
+      },
+      errors: [],
+    }),
+  },
+  '/docs/assets/{asset}': {
+    parameters: [{ ...pathParameter('asset', 'A file of the reference page.') }],
+    get: operation({
+      operationId: 'getApiReferenceAsset',
+      summary: 'API reference page assets',
+      tag: TAGS.docs,
+      access: 'public',
+      responses: {
+        200: {
+          description: 'A script, style sheet or image of the reference page.',
+          headers: { 'Request-Id': header('RequestId') },
+          content: Object.fromEntries(
+            ['text/javascript', 'text/css', 'image/png'].map((type) => [type, { schema: string() }]),
+          ),
+        },
+      },
+      errors: ['not_found'],
+    }),
+  },
+};
+
+const DESCRIPTION = `
+The prior-authorization service: an HTTP + JSON API that tracks prior-authorization cases from requirements
+(answers and documents) through submission to the payer, proof of receipt and the payer's decision.
+
+**Authentication.** Every \`/v1\` request carries \`Authorization: Bearer <API_KEY>\`. Keys belong to one
+organization and one environment (\`pa_sandbox_…\` or \`pa_live_…\`); a key of one environment is never valid
+in the other. Another organization's or environment's objects answer 404. \`/health\`, this document at
+\`/openapi.json\`, \`/docs\` and the signed \`/blobs/…\` URLs need no key.
+
+**Requests.** A request that carries a body must send \`Content-Type: application/json\` (any other type or
+invalid JSON → 400 \`bad_request\`; over the size limit → 413 \`payload_too_large\`). Unknown fields are refused
+(422, \`errorType: unknown_field\`).
+
+**Concurrency.** Responses that carry an authorization have \`ETag: "<version>"\`; mutations require it back in
+\`If-Match\` (missing → 428, malformed → 400, stale → 409 \`version_conflict\`).
+
+**Idempotency.** Command POSTs accept \`Idempotency-Key\` (required on create, attach, confirm and cancel). The
+same key and request answer the stored status and body byte for byte with \`Idempotent-Replayed: true\`.
+
+**Errors.** Every error has the envelope \`{error: {code, message, retryable, details, issues}, requestId}\`;
+clients match on \`error.code\`. Each operation lists its statuses and codes. Beyond them, a path no route
+serves answers 404 \`not_found\` (under \`/v1\`, an invalid key is a 401 first) and a known path with a method
+it does not serve answers 405 \`method_not_allowed\` (components \`NotFound\` and \`MethodNotAllowed\`).
+
+**Lists** answer \`{data, pagination: {nextCursor}}\`, newest first; \`limit\` is 1–${MAX_LIMIT}
+(default ${DEFAULT_LIMIT}).
+`.trim();
+
+const genericError = (code: ErrorCode): Response => {
+  const status = ERROR_HTTP_STATUS[code];
+  return jsonResponse(codeList([code]), errorsOf([code]), {
+    ...(status === 401 ? { 'WWW-Authenticate': header('WWWAuthenticate') } : {}),
+  });
+};
+
+/** The API's OpenAPI 3.1 document, served at `/v1/openapi.json` and `/openapi.json`. */
+export const openApiDocument: OpenApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Prior-Authorization Service API',
+    version: '1.0.0',
+    description: DESCRIPTION,
+  },
+  servers: [{ url: '/', description: 'This deployment' }],
+  security: [{ bearerAuth: [] }],
+  tags: [
+    { name: TAGS.health, description: 'Public liveness.' },
+    { name: TAGS.catalog, description: 'The payer catalog and the serviceable routes.' },
+    { name: TAGS.authorizations, description: 'Prior-authorization cases.' },
+    {
+      name: TAGS.authorizationsAlt,
+      description:
+        'The same operations and responses under the second path family the spec names; `Location` on create ' +
+        'names this family.',
+    },
+    { name: TAGS.files, description: 'Supporting documents: create, upload, complete, then attach.' },
+    { name: TAGS.blobs, description: 'Signed upload and download URLs of the filesystem file store.' },
+    { name: TAGS.docs, description: 'This document and its reference page.' },
+  ],
+  paths,
+  components: {
+    securitySchemes: {
+      bearerAuth: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'pa_sandbox_… or pa_live_…',
+        description:
+          'An API key of the organization; the key decides the environment (sandbox or production).',
+      },
+    },
+    schemas,
+    parameters,
+    headers,
+    responses: {
+      Unauthorized: genericError('unauthorized'),
+      NotFound: genericError('not_found'),
+      MethodNotAllowed: genericError('method_not_allowed'),
+    },
+  },
+};
