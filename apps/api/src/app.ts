@@ -7,6 +7,7 @@ import { authenticationMiddleware } from './auth/authentication.middleware';
 import { AuthorizationController } from './authorization/authorization.controller';
 import { authorizationRouter } from './authorization/authorization.routes';
 import { CatalogController } from './catalog/catalog.controller';
+import { SandboxController } from './sandbox/sandbox.controller';
 import { blobRouter } from './files/blob.routes';
 import { FileController } from './files/file.controller';
 import { fileRouter } from './files/file.routes';
@@ -62,6 +63,10 @@ export function createApp(container: Container): Express {
     .all(methodNotAllowed);
   v1.route('/prior-auth/routes')
     .get(asyncHandler((req, res) => catalog.listRoutes(req, res)))
+    .all(methodNotAllowed);
+  const sandbox = container.get(SandboxController);
+  v1.route('/sandbox/scenarios')
+    .get(asyncHandler((req, res) => sandbox.listScenarios(req, res)))
     .all(methodNotAllowed);
   const authorizations = authorizationRouter(container.get(AuthorizationController));
   v1.use('/prior-auth/authorizations', authorizations);

@@ -36,6 +36,7 @@ import {
 } from './authorization/authorization.controller';
 import { NotYetAvailableGrantIssuer, NotYetAvailableRuntimeSessions } from './authorization/unbuilt-adapters';
 import { CatalogController } from './catalog/catalog.controller';
+import { SandboxController } from './sandbox/sandbox.controller';
 import { openBlobStorage } from './files/blob-storage';
 import { FileController, type FileUseCases } from './files/file.controller';
 import { HealthController } from './health/health.controller';
@@ -122,6 +123,7 @@ export function buildContainer(deps: ApiDependencies): Container {
   container.bind(CommandRunner).toSelf();
   container.bind(AuthorizationController).toSelf();
   container.bind(CatalogController).toSelf();
+  container.bind(SandboxController).toSelf();
   container.bind(FileController).toSelf();
   container.bind(HealthController).toSelf();
   return container;

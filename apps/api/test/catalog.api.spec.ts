@@ -103,3 +103,44 @@ describe('payer catalog and routes', () => {
     expect(route.portalAuthModes).toContain('automated');
   });
 });
+
+describe('sandbox scenarios', () => {
+  let t: TestApp;
+  let tenant: TestTenant;
+  beforeAll(async () => {
+    t = await createTestApp();
+    tenant = await t.createTenant();
+  });
+  afterAll(() => t.close());
+
+  it('lists every scenario of decision 13 for a sandbox key', async () => {
+    const res = await request(t.app)
+      .get('/v1/sandbox/scenarios')
+      .set('Authorization', `Bearer ${tenant.keys.sandbox}`)
+      .expect(200);
+    const scenarios = res.body.data.map((s: { scenario: string }) => s.scenario);
+    expect(scenarios).toEqual(
+      expect.arrayContaining([
+        'approved',
+        'denied',
+        'modified',
+        'not_required',
+        'failed',
+        'pending',
+        'more_info',
+        'portal_question',
+        'manual_handoff',
+      ]),
+    );
+    for (const scenario of res.body.data) expect(scenario.memberId).toEqual(expect.any(String));
+    expect(res.body.pagination).toEqual({ nextCursor: null });
+  });
+
+  it('does not exist for a production key', async () => {
+    const res = await request(t.app)
+      .get('/v1/sandbox/scenarios')
+      .set('Authorization', `Bearer ${tenant.keys.production}`)
+      .expect(404);
+    expect(res.body.error.code).toBe('not_found');
+  });
+});

@@ -109,6 +109,8 @@ type SchemaName =
   | 'Policy'
   | 'Payer'
   | 'PayerList'
+  | 'SandboxScenario'
+  | 'SandboxScenarioList'
   | 'TemplateSelection'
   | 'Route'
   | 'RouteList'
@@ -314,6 +316,12 @@ const schemas: Record<SchemaName, SchemaObject> = {
     { optional: ['brand', 'lineOfBusiness'] },
   ),
   PayerList: list('Payer', 'A page of payers.'),
+  SandboxScenario: object({
+    scenario: string({ description: 'What the simulated payer does, e.g. `approved`, `more_info`.' }),
+    memberId: string({ description: 'Answer `patient.memberId` with this value to get the scenario.' }),
+    description: string(),
+  }),
+  SandboxScenarioList: list('SandboxScenario', 'Every scenario of the simulated payer (one page).'),
   TemplateSelection: templateSelection(false),
   Route: object(
     {
@@ -1118,6 +1126,19 @@ const paths: oas31.PathsObject = {
       ],
       responses: { 200: jsonResponse('A page of routes.', ref('RouteList')) },
       errors: ['request_validation_failed', 'template_invalid'],
+    }),
+  },
+  '/v1/sandbox/scenarios': {
+    get: operation({
+      operationId: 'listSandboxScenarios',
+      summary: "List the simulated payer's scenarios (sandbox keys only)",
+      description:
+        'In the sandbox no real payer is contacted; the answer to `patient.memberId` picks the outcome. ' +
+        'Any member ID not listed is approved. A production key gets 404 not_found.',
+      tag: TAGS.catalog,
+      access: 'api_key',
+      responses: { 200: jsonResponse('The scenarios.', ref('SandboxScenarioList')) },
+      errors: ['not_found'],
     }),
   },
   ...authorizationPaths(AUTHORIZATION_FAMILIES.primary, '', TAGS.authorizations),
