@@ -3,12 +3,10 @@ import { type DataSource } from 'typeorm';
 import { describeJobError } from './retry-policy';
 import { type JobWakeups, type WorkerLogger } from './worker';
 
-/**
- * The channel workers LISTEN on. Anything that enqueues a job that is due at once may `NOTIFY` it (inside
- * its transaction, so the notification is delivered at commit) to wake idle workers immediately; without a
- * notification they find the job at their next poll.
- */
-export const JOBS_NOTIFY_CHANNEL = 'prior_auth_jobs';
+import { JOBS_NOTIFY_CHANNEL } from '@prior-auth/persistence-postgres';
+
+/** Enqueuing a due job NOTIFYs this channel at commit (persistence); workers LISTEN on it. */
+export { JOBS_NOTIFY_CHANNEL };
 
 export interface PgJobWakeupsOptions {
   /** The database to LISTEN on, through a dedicated connection outside the pool. */
