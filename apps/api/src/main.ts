@@ -4,6 +4,7 @@ import { FsBlobStore } from '@prior-auth/blob-storage';
 import { bootstrapDatabase } from '@prior-auth/persistence-postgres';
 import { createApp } from './app';
 import { buildContainer } from './container';
+import { listen } from './http-server';
 import { openBlobStorage } from './files/blob-storage';
 
 async function main(): Promise<void> {
@@ -24,22 +25,15 @@ async function main(): Promise<void> {
     applicationName: 'prior-auth-api',
   });
   const app = createApp(buildContainer({ config, logger, dataSource: database.dataSource, blobStorage }));
-  const server = app.listen(config.PORT, config.HOST, () => {
-    logger.info(
-      { host: config.HOST, port: config.PORT },
-      `API listening on http://${config.HOST}:${config.PORT}`,
-    );
-  });
-  server.keepAliveTimeout = 5_000;
+  const running = await listen(app, config.PORT, config.HOST);
+  logger.info(
+    { host: config.HOST, port: running.port },
+    `API listening on http://${config.HOST}:${running.port}`,
+  );
 
   onShutdownSignal(
     async () => {
-      // Stop accepting connections, let in-flight requests finish, then drop idle keep-alive sockets.
-      const closed = new Promise<void>((done) => server.close(() => done()));
-      server.closeIdleConnections();
-      const grace = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
-      await closed;
-      clearTimeout(grace);
+      await running.close(config.SHUTDOWN_GRACE_MS);
       await blobStorage.close();
       await database.close();
       logger.info('API stopped');

@@ -49,7 +49,12 @@ const contract = new OpenApiContract(openApiDocument);
  * against (to see them expire).
  */
 export async function createTestApp(
-  options: { servedEnvironments?: Environment[]; env?: Record<string, string>; blobNow?: () => Date } = {},
+  options: {
+    servedEnvironments?: Environment[];
+    env?: Record<string, string>;
+    blobNow?: () => Date;
+    logLines?: string[];
+  } = {},
 ): Promise<TestApp> {
   const dataSource = await openTestDataSource();
   const blobDirectory = await mkdtemp(join(tmpdir(), 'api-blobs-'));
@@ -58,7 +63,14 @@ export async function createTestApp(
     BLOB_STORAGE_URL: pathToFileURL(blobDirectory).href,
     ...options.env,
   });
-  const logger = createLogger({ name: 'api-test', level: 'silent' });
+  const logLines = options.logLines;
+  const logger = logLines
+    ? createLogger({
+        name: 'api-test',
+        level: 'info',
+        destination: { write: (line: string) => void logLines.push(line) },
+      })
+    : createLogger({ name: 'api-test', level: 'silent' });
   const blobStorage = openBlobStorage(config, options.blobNow ? { now: options.blobNow } : {});
   const api = createApp(
     buildContainer({

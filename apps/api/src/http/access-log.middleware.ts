@@ -8,7 +8,9 @@ export function accessLogMiddleware(logger: Logger): RequestHandler {
     res.on('finish', () => {
       const context = requestContext(req);
       const latencyMs = Number(process.hrtime.bigint() - context.startedAt) / 1e6;
-      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      const route = req.route?.path
+        ? `${req.baseUrl}${String(req.route.path)}`.replace(/(.)\/$/, '$1')
+        : 'unmatched';
       logger.info(
         {
           requestId: context.requestId,
