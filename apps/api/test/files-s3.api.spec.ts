@@ -136,6 +136,25 @@ describe('files (S3 blob store against s3rver)', () => {
     expect((await files.complete(ready.id).expect(409)).body.error.code).toBe('file_already_completed');
   });
 
+  it('a PUT to the still-valid presigned URL after completion changes nothing a reader gets', async () => {
+    const file = (await files.create(pdfFile()).expect(201)).body;
+    expect((await put(file.uploadUrl, PDF_BYTES, 'application/pdf')).status).toBe(200);
+    const ready = (await files.complete(file.id).expect(200)).body;
+
+    // S3 cannot revoke the URL: the staged object is replaced, the verified content is not.
+    const forged = Buffer.from(PDF_BYTES);
+    forged[forged.length - 2] = 0x20;
+    expect(sha256(forged)).not.toBe(sha256(PDF_BYTES));
+    expect((await put(file.uploadUrl, forged, 'application/pdf')).status).toBe(200);
+
+    const read = (await files.get(file.id).expect(200)).body;
+    expect({ ...read, downloadUrl: null }).toEqual(ready);
+    expect(read.checksumSha256).toBe(sha256(PDF_BYTES));
+    const download = await fetch(read.downloadUrl);
+    expect(download.status).toBe(200);
+    expect(Buffer.compare(Buffer.from(await download.arrayBuffer()), PDF_BYTES)).toBe(0);
+  });
+
   it('answers 404 not_found on the API’s own blob routes', async () => {
     const file = (await files.create(pdfFile()).expect(201)).body;
     const token = new URL(file.uploadUrl).searchParams.get('X-Amz-Signature') ?? 'x';

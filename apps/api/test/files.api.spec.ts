@@ -538,6 +538,26 @@ describe('files (filesystem blob store)', () => {
       expect({ ...read, downloadUrl: null }).toEqual(ready);
     });
 
+    it('a PUT to the still-valid upload URL after completion changes nothing a reader gets', async () => {
+      const file = (await files.create(pdfFile()).expect(201)).body;
+      await files.put(file.uploadUrl, PDF_BYTES, 'application/pdf').expect(200);
+      const ready = (await files.complete(file.id).expect(200)).body;
+      expect(ready.checksumSha256).toBe(sha256(PDF_BYTES));
+
+      // Same size and type, other bytes: the staged upload is replaced, the verified content is not.
+      const forged = Buffer.from(PDF_BYTES);
+      forged[forged.length - 2] = 0x20;
+      expect(sha256(forged)).not.toBe(sha256(PDF_BYTES));
+      await files.put(file.uploadUrl, forged, 'application/pdf').expect(200);
+      await expect(t.blobStorage.store.checksumSha256(storageKey(file.id))).resolves.toBe(sha256(forged));
+
+      await files.complete(file.id).expect(409);
+      const read = (await files.get(file.id).expect(200)).body;
+      expect({ ...read, downloadUrl: null }).toEqual(ready);
+      const download = await files.download(read.downloadUrl).expect(200);
+      expect(Buffer.compare(download.body as Buffer, PDF_BYTES)).toBe(0);
+    });
+
     it('a body on complete → 422; unknown files → 404 file_not_found', async () => {
       const file = (await files.create(pdfFile()).expect(201)).body;
       const body = await files.complete(file.id).send({ force: true }).expect(422);

@@ -167,6 +167,30 @@ describe('FsBlobStore', () => {
     await expect(store.stat('sandbox/org_1')).resolves.toBeNull();
   });
 
+  it('promotes a copy that a later write to the source does not change', async () => {
+    const CONTENT = 'sandbox/org_1/content/file_1/sha256-abc';
+    await store.write(KEY, chunked(PDF, 500), { maxBytes: PDF.length });
+    await store.promote(KEY, CONTENT);
+    const other = randomBytes(PDF.length);
+    await store.write(KEY, Readable.from([other]), { maxBytes: other.length });
+
+    await expect(store.checksumSha256(CONTENT)).resolves.toBe(sha256(PDF));
+    await expect(store.checksumSha256(KEY)).resolves.toBe(sha256(other));
+    expect(await tempFiles()).toEqual([]);
+
+    // Promoting again replaces the destination whole.
+    await store.promote(KEY, CONTENT);
+    await expect(store.checksumSha256(CONTENT)).resolves.toBe(sha256(other));
+  });
+
+  it('throws BlobNotFoundError when promoting a missing object, leaving the destination untouched', async () => {
+    const CONTENT = 'sandbox/org_1/content/file_1/sha256-abc';
+    await store.write(CONTENT, Readable.from([PDF]), { maxBytes: PDF.length });
+    await expect(store.promote(KEY, CONTENT)).rejects.toBeInstanceOf(BlobNotFoundError);
+    await expect(store.checksumSha256(CONTENT)).resolves.toBe(sha256(PDF));
+    expect(await tempFiles()).toEqual([]);
+  });
+
   it('deletes idempotently', async () => {
     await store.write(KEY, Readable.from([PDF]), { maxBytes: PDF.length });
     await store.delete(KEY);

@@ -96,6 +96,36 @@ export class FsBlobStore implements BlobStore {
   }
 
   /**
+   * Copies `fromKey` to `toKey` like an upload: streamed into `root/.tmp`, then renamed over the destination,
+   * so readers of `toKey` see the previous object or the whole copy, and later writes to `fromKey` (a still
+   * valid upload URL) never reach it. Throws BlobNotFoundError when nothing is stored under `fromKey`.
+   */
+  async promote(fromKey: string, toKey: string): Promise<void> {
+    const target = this.pathOf(toKey);
+    const handle = await this.openHandle(fromKey);
+    const tempDir = join(this.root, TEMP_DIR);
+    const temp = join(tempDir, `${randomUUID()}.part`);
+    try {
+      await mkdir(tempDir, { recursive: true });
+      await mkdir(dirname(target), { recursive: true });
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    try {
+      // The read stream owns the handle from here and closes it when done or destroyed.
+      await pipeline(
+        handle.createReadStream({ start: 0 }),
+        createWriteStream(temp, { flags: 'wx', flush: true }),
+      );
+      await rename(temp, target);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+  }
+
+  /**
    * Streams `source` into `key`, replacing any previous object atomically once every byte arrived. Throws
    * BlobTooLargeError as soon as more than `maxBytes` arrive (the source is then left unread, not destroyed,
    * so an HTTP layer can still answer), BlobUploadInterruptedError when the source fails or ends early. On

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
+  CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -251,6 +252,26 @@ export class S3BlobStore implements BlobStore {
     const hash = createHash('sha256');
     await pipeline(body, hash);
     return hash.digest('hex');
+  }
+
+  /**
+   * A server-side CopyObject (type and metadata copied along), replacing any object at `toKey`. Presigned
+   * upload URLs cannot be revoked, so readers only ever get such copies. Throws BlobNotFoundError when nothing
+   * is stored under `fromKey`. (CopyObject handles objects up to 5 GiB, far above the upload limit.)
+   */
+  async promote(fromKey: string, toKey: string): Promise<void> {
+    const source = `${this.bucket}/${this.objectKey(fromKey)}`
+      .split('/')
+      .map((part) => encodeURIComponent(part))
+      .join('/');
+    try {
+      await this.client.send(
+        new CopyObjectCommand({ Bucket: this.bucket, Key: this.objectKey(toKey), CopySource: source }),
+      );
+    } catch (error) {
+      if (isNotFound(error)) throw new BlobNotFoundError(fromKey);
+      throw error;
+    }
   }
 
   async delete(key: string): Promise<void> {

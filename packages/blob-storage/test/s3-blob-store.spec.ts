@@ -190,6 +190,28 @@ describe('S3BlobStore (s3rver over HTTP)', () => {
     );
   });
 
+  it('promotes a server-side copy that a later presigned PUT to the source does not change', async () => {
+    const content = 'sandbox/org_1/content/file_1/sha256-abc';
+    expect((await presignedPut(KEY, PDF)).status).toBe(200);
+    await store.promote(KEY, content);
+    const other = Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(20_000)]);
+    expect((await presignedPut(KEY, other)).status).toBe(200);
+
+    await expect(store.checksumSha256(content)).resolves.toBe(sha256(PDF));
+    await expect(store.checksumSha256(KEY)).resolves.toBe(sha256(other));
+    const get = await fetch(await store.createDownloadUrl(content, inMinutes(5)));
+    expect(Buffer.from(await get.arrayBuffer())).toEqual(PDF);
+
+    // Promoting again replaces the destination.
+    await store.promote(KEY, content);
+    await expect(store.checksumSha256(content)).resolves.toBe(sha256(other));
+    await expect(store.promote('sandbox/org_1/files/missing', content)).rejects.toBeInstanceOf(
+      BlobNotFoundError,
+    );
+    await store.delete(KEY);
+    await store.delete(content);
+  });
+
   it('is what createBlobStore builds for an s3:// URL', async () => {
     const storage = createBlobStore(storageUrl(), {
       publicBaseUrl: 'http://unused.test',

@@ -17,6 +17,7 @@ export const pdfBlobStore: BlobStore = {
   stat: async () => ({ sizeBytes: PDF_BYTES.length }),
   readHead: async () => PDF_BYTES,
   checksumSha256: async () => 'ab'.repeat(32),
+  promote: async () => undefined,
   delete: async () => undefined,
 };
 

@@ -1,3 +1,4 @@
 export * from './file-content-type';
 export * from './sniff-content-type';
 export * from './file.aggregate';
+export * from './file-storage-keys';

@@ -12,5 +12,12 @@ export interface BlobStore {
   readHead(key: string, bytes: number): Promise<Uint8Array>;
   /** Lower-case hex SHA-256 of the stored bytes. */
   checksumSha256(key: string): Promise<string>;
+  /**
+   * Copies the object under `fromKey` to `toKey`, replacing whatever was there. Upload URLs stay valid after
+   * completion and cannot be revoked, so the bytes a completion checks and a reader gets are never the
+   * uploaded object itself but a copy only the service writes (see `fileBlobKey`). Rejects when nothing is
+   * stored under `fromKey`.
+   */
+  promote(fromKey: string, toKey: string): Promise<void>;
   delete(key: string): Promise<void>;
 }

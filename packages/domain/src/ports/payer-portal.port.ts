@@ -19,6 +19,7 @@ export interface PortalCaseAttachment {
   documentTypes: string[];
   label: string;
   contentType: string;
+  /** The blob key of the file's verified content (`fileBlobKey`), not its upload staging key. */
   storageKey: string;
 }
 

@@ -40,6 +40,12 @@ export class InMemoryBlobStore implements BlobStore {
     return hash.toString(16).padStart(8, '0').repeat(8);
   }
 
+  async promote(fromKey: string, toKey: string): Promise<void> {
+    const bytes = this.objects.get(fromKey);
+    if (bytes === undefined) throw new Error(`nothing stored under ${fromKey}`);
+    this.objects.set(toKey, new Uint8Array(bytes));
+  }
+
   async delete(key: string): Promise<void> {
     this.objects.delete(key);
   }

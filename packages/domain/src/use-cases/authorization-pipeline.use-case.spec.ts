@@ -75,7 +75,7 @@ describe('ProcessAuthorizationUseCase', () => {
           documentTypes: ['clinical_notes'],
           label: 'notes.pdf',
           contentType: 'application/pdf',
-          storageKey: expect.stringMatching(/^sandbox\/org_1\/files\/file_\d+$/),
+          storageKey: expect.stringMatching(/^sandbox\/org_1\/content\/file_\d+\/sha256-[0-9a-f]{64}$/),
         },
       ],
     });

@@ -1,4 +1,5 @@
 import { FILE_UPLOAD_WINDOW_MS } from '../file/file.aggregate';
+import { fileBlobKey } from '../file/file-storage-keys';
 import { MAX_FILE_SIZE_BYTES } from '../file/file-content-type';
 import { DomainError } from '../shared/domain-error';
 import { createHarness, OTHER_SCOPE, PDF_BYTES, SCOPE, type Harness } from '../testing';
@@ -23,6 +24,9 @@ let h: Harness;
 beforeEach(() => {
   h = createHarness();
 });
+
+const contentKeyOf = (file: { storageKey: string; toState(): { checksumSha256: string | null } }) =>
+  fileBlobKey(file.storageKey, { checksumSha256: file.toState().checksumSha256 ?? 'none' });
 
 const completeFile = (fileId: string) => new CompleteFileUseCase(h.deps).execute(SCOPE, { fileId });
 
@@ -111,6 +115,37 @@ describe('CompleteFileUseCase', () => {
     expect((await completeFile(file.id)).status).toBe('ready');
   });
 
+  it('checks a private copy of the upload and keeps only the verified copy, under the checksum', async () => {
+    const pending = await h.uploadFile();
+    const ready = await completeFile(pending.id);
+    const checksum = ready.toState().checksumSha256 ?? '';
+    expect(contentKeyOf(ready)).toBe(`sandbox/org_1/content/${ready.id}/sha256-${checksum}`);
+    expect([...h.blobStore.objects.keys()].sort()).toEqual([contentKeyOf(ready), ready.storageKey].sort());
+    expect(h.blobStore.objects.get(contentKeyOf(ready))).toEqual(PDF_BYTES);
+    expect(await h.blobStore.checksumSha256(contentKeyOf(ready))).toBe(checksum);
+  });
+
+  it('leaves nothing but the staged upload behind when the check fails', async () => {
+    const pending = await h.uploadFile();
+    h.blobStore.put(pending.storageKey, PDF_BYTES.slice(0, 5));
+    expect(await codeOf(completeFile(pending.id))).toBe('file_upload_incomplete');
+    expect([...h.blobStore.objects.keys()]).toEqual([pending.storageKey]);
+  });
+
+  it('ignores a re-upload to the still-valid upload URL after completion', async () => {
+    const ready = await completeFile((await h.uploadFile()).id);
+    const recorded = ready.toState();
+    const forged = PDF_BYTES.map((byte, at) => (at === PDF_BYTES.length - 1 ? byte ^ 0xff : byte));
+    h.blobStore.put(ready.storageKey, forged);
+
+    expect(await codeOf(completeFile(ready.id))).toBe('file_already_completed');
+    const { file, downloadUrl } = await new GetFileUseCase(h.deps).execute(SCOPE, { fileId: ready.id });
+    expect(file.toState()).toEqual(recorded);
+    expect(downloadUrl).toContain(`memory://download/${contentKeyOf(ready)}?`);
+    expect(h.blobStore.objects.get(contentKeyOf(ready))).toEqual(PDF_BYTES);
+    expect(await h.blobStore.checksumSha256(contentKeyOf(ready))).toBe(recorded.checksumSha256);
+  });
+
   it('refuses a second completion, an unknown file and another tenant’s file', async () => {
     const ready = await h.readyFile();
     expect(await codeOf(completeFile(ready.id))).toBe('file_already_completed');
@@ -129,7 +164,7 @@ describe('GetFileUseCase / ListFilesUseCase', () => {
     const { file, downloadUrl } = await get.execute(SCOPE, { fileId: pending.id });
     expect(file.status).toBe('ready');
     expect(downloadUrl).toBe(
-      `memory://download/${file.storageKey}?expires=${new Date(h.clock.now().getTime() + FILE_DOWNLOAD_URL_TTL_MS).toISOString()}`,
+      `memory://download/${contentKeyOf(file)}?expires=${new Date(h.clock.now().getTime() + FILE_DOWNLOAD_URL_TTL_MS).toISOString()}`,
     );
     expect(await codeOf(get.execute(OTHER_SCOPE, { fileId: pending.id }))).toBe('file_not_found');
   });

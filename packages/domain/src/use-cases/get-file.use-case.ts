@@ -1,4 +1,5 @@
 import { type File } from '../file/file.aggregate';
+import { fileBlobKey } from '../file/file-storage-keys';
 import { type DomainPorts } from '../ports';
 import { type TenantScope } from '../shared/scope';
 import { loadFile } from './support/aggregate-loading.helper';
@@ -16,8 +17,11 @@ export class GetFileUseCase {
     query: { fileId: string },
   ): Promise<{ file: File; downloadUrl: string | null }> {
     const file = await this.deps.unitOfWork.run(scope, (tx) => loadFile(tx, query.fileId));
-    if (file.status !== 'ready') return { file, downloadUrl: null };
+    const { checksumSha256 } = file.toState();
+    if (file.status !== 'ready' || checksumSha256 === null) return { file, downloadUrl: null };
     const expiresAt = new Date(this.deps.clock.now().getTime() + FILE_DOWNLOAD_URL_TTL_MS);
-    return { file, downloadUrl: await this.deps.blobStore.createDownloadUrl(file.storageKey, expiresAt) };
+    // The verified copy, never the staged upload, which the still-valid upload URL can overwrite.
+    const key = fileBlobKey(file.storageKey, { checksumSha256 });
+    return { file, downloadUrl: await this.deps.blobStore.createDownloadUrl(key, expiresAt) };
   }
 }

@@ -51,6 +51,7 @@ const blobStore: BlobStore = {
   stat: async () => ({ sizeBytes: PDF.length }),
   readHead: async () => PDF,
   checksumSha256: async () => 'ab'.repeat(32),
+  promote: async () => undefined,
   delete: async () => undefined,
 };
 

@@ -1,4 +1,5 @@
 import { type Authorization } from '../../authorization/authorization.aggregate';
+import { fileBlobKey } from '../../file/file-storage-keys';
 import { type PortalCase } from '../../ports/payer-portal.port';
 import { type TransactionalPorts } from '../../ports/unit-of-work.port';
 
@@ -13,13 +14,18 @@ export async function buildPortalCase(
       const file = await tx.files.findById(attachment.fileId);
       // Attachments only ever reference files of the same tenant, and files are never deleted.
       if (file === null) throw new Error(`Attachment ${attachment.id} references a missing file.`);
+      // Only ready files are attached; the portal reads the verified copy, never the staged upload.
+      const { checksumSha256 } = file.toState();
+      if (checksumSha256 === null) {
+        throw new Error(`Attachment ${attachment.id} references a file that is not ready.`);
+      }
       return {
         attachmentId: attachment.id,
         fileId: attachment.fileId,
         documentTypes: [...attachment.documentTypes],
         label: attachment.label,
         contentType: file.contentType,
-        storageKey: file.storageKey,
+        storageKey: fileBlobKey(file.storageKey, { checksumSha256 }),
       };
     }),
   );
