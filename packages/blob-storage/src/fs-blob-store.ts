@@ -156,12 +156,16 @@ export class FsBlobStore implements BlobStore {
       if (error) limiter.destroy(new BlobUploadInterruptedError(error));
     });
     readable.pipe(limiter);
+    const sink = createWriteStream(temp, { flags: 'wx', flush: true });
     try {
-      await pipeline(limiter, createWriteStream(temp, { flags: 'wx', flush: true }));
+      await pipeline(limiter, sink);
       await rename(temp, target);
       return { sizeBytes: received };
     } catch (error) {
       readable.unpipe(limiter);
+      // The sink may still be opening its file when the pipeline fails: wait until it has closed, or the
+      // file would appear after we removed it.
+      if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
       await rm(temp, { force: true });
       if (error instanceof BlobTooLargeError || error instanceof BlobUploadInterruptedError) throw error;
       if (isStreamError(error)) throw new BlobUploadInterruptedError(error);
