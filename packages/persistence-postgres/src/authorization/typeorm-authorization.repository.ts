@@ -15,7 +15,7 @@ import {
   type KeysetCursors,
 } from '../pagination/keyset-cursor';
 import { insertStatement, rowTable, runSql, versionedUpdateStatement } from '../unit-of-work/sql';
-import { assertSameTenant, tenantParameters } from '../unit-of-work/tenant-bound';
+import { assertSameTenant, storedVersion, tenantParameters, tenantQuery } from '../unit-of-work/tenant-bound';
 import {
   AttachmentEntity,
   AuthorizationEntity,
@@ -95,22 +95,11 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
   }
 
   private rows() {
-    return this.manager
-      .createQueryBuilder(AuthorizationEntity, 'a')
-      .where('a.organization_id = :organizationId AND a.environment = :environment', {
-        organizationId: this.scope.organizationId,
-        environment: this.scope.environment,
-      });
+    return tenantQuery(this.manager, AuthorizationEntity, 'a', this.scope);
   }
 
-  /** 0 when the row is gone (or never existed in this tenant). */
-  private async storedVersion(id: string): Promise<number> {
-    const { rows } = await runSql<{ version: number }>(
-      this.manager,
-      'SELECT version FROM authorizations WHERE organization_id = $1 AND environment = $2 AND id = $3',
-      [...tenantParameters(this.scope), id],
-    );
-    return rows[0]?.version ?? 0;
+  private storedVersion(id: string): Promise<number> {
+    return storedVersion(this.manager, 'authorizations', this.scope, id);
   }
 
   /** Attachments and current snapshots of a page in two queries, whatever its size. */

@@ -15,7 +15,7 @@ import {
   type KeysetCursors,
 } from '../pagination/keyset-cursor';
 import { insertStatement, rowTable, runSql, versionedUpdateStatement } from '../unit-of-work/sql';
-import { assertSameTenant, tenantParameters } from '../unit-of-work/tenant-bound';
+import { assertSameTenant, storedVersion, tenantQuery } from '../unit-of-work/tenant-bound';
 import { FileEntity } from './file.entity';
 import { toFile, toFileRow } from './file.mapper';
 
@@ -66,20 +66,10 @@ export class TypeOrmFileRepository implements FileRepository {
   }
 
   private rows() {
-    return this.manager
-      .createQueryBuilder(FileEntity, 'f')
-      .where('f.organization_id = :organizationId AND f.environment = :environment', {
-        organizationId: this.scope.organizationId,
-        environment: this.scope.environment,
-      });
+    return tenantQuery(this.manager, FileEntity, 'f', this.scope);
   }
 
-  private async storedVersion(id: string): Promise<number> {
-    const { rows } = await runSql<{ version: number }>(
-      this.manager,
-      'SELECT version FROM files WHERE organization_id = $1 AND environment = $2 AND id = $3',
-      [...tenantParameters(this.scope), id],
-    );
-    return rows[0]?.version ?? 0;
+  private storedVersion(id: string): Promise<number> {
+    return storedVersion(this.manager, 'files', this.scope, id);
   }
 }

@@ -7,7 +7,7 @@ import {
 } from '@prior-auth/domain';
 import type { EntityManager } from 'typeorm';
 import { insertStatement, rowTable, runSql, versionedUpdateStatement } from '../unit-of-work/sql';
-import { assertSameTenant, tenantParameters } from '../unit-of-work/tenant-bound';
+import { assertSameTenant, storedVersion, tenantQuery } from '../unit-of-work/tenant-bound';
 import { ManualHandoffEntity } from './manual-handoff.entity';
 import { toManualHandoff, toManualHandoffRow } from './manual-handoff.mapper';
 
@@ -87,20 +87,10 @@ export class TypeOrmManualHandoffRepository implements ManualHandoffRepository {
   }
 
   private rows() {
-    return this.manager
-      .createQueryBuilder(ManualHandoffEntity, 'h')
-      .where('h.organization_id = :organizationId AND h.environment = :environment', {
-        organizationId: this.scope.organizationId,
-        environment: this.scope.environment,
-      });
+    return tenantQuery(this.manager, ManualHandoffEntity, 'h', this.scope);
   }
 
-  private async storedVersion(id: string): Promise<number> {
-    const { rows } = await runSql<{ version: number }>(
-      this.manager,
-      'SELECT version FROM manual_handoffs WHERE organization_id = $1 AND environment = $2 AND id = $3',
-      [...tenantParameters(this.scope), id],
-    );
-    return rows[0]?.version ?? 0;
+  private storedVersion(id: string): Promise<number> {
+    return storedVersion(this.manager, 'manual_handoffs', this.scope, id);
   }
 }
