@@ -1,9 +1,14 @@
 import { DomainError } from '@prior-auth/domain';
-import type { CatalogServiceType, TypeOrmPayerCatalog } from '@prior-auth/persistence-postgres';
+import {
+  KeysetCursors,
+  type CatalogServiceType,
+  type CursorBinding,
+  type TypeOrmPayerCatalog,
+} from '@prior-auth/persistence-postgres';
 import type { TokenSigner } from '@prior-auth/platform';
 import type { Request, Response } from 'express';
 import { inject, injectable } from 'inversify';
-import { CursorCodec, parseLimit } from '../http/pagination';
+import { parseLimit } from '../http/pagination';
 import { scopeOf } from '../http/request-context';
 import { validateInput } from '../http/validation';
 import { TOKENS } from '../tokens';
@@ -13,15 +18,22 @@ import { ListPayersQuery, ListRoutesQuery } from './catalog.request';
 /** Decisions 10 and 11: the payer catalog and the serviceable routes, both keyset-paginated. */
 @injectable()
 export class CatalogController {
-  private readonly payerCursors: CursorCodec;
-  private readonly routeCursors: CursorCodec;
+  private readonly cursors: KeysetCursors;
 
   constructor(
     @inject(TOKENS.PayerCatalog) private readonly catalog: TypeOrmPayerCatalog,
     @inject(TOKENS.TokenSigner) signer: TokenSigner,
   ) {
-    this.payerCursors = new CursorCodec(signer, 'cursor:payers');
-    this.routeCursors = new CursorCodec(signer, 'cursor:routes');
+    this.cursors = new KeysetCursors(signer);
+  }
+
+  /** Catalog cursors are bound to the caller and the filters like every list's (invalid → 422). */
+  private after(binding: CursorBinding, cursor: string | undefined): { id: string } | undefined {
+    return cursor === undefined ? undefined : { id: this.cursors.decodeAfterId(binding, cursor) };
+  }
+
+  private next(binding: CursorBinding, nextAfter: { id: string } | null): string | null {
+    return nextAfter ? this.cursors.encodeAfterId(binding, nextAfter.id) : null;
   }
 
   async listPayers(req: Request, res: Response): Promise<void> {
@@ -33,7 +45,8 @@ export class CatalogController {
       state: query.state?.toUpperCase() ?? null,
       serviceType: query.serviceType ?? null,
     };
-    const after = this.payerCursors.decode<{ id: string }>(scope, filters, query.cursor);
+    const binding: CursorBinding = { resource: 'payers', scope, filters };
+    const after = this.after(binding, query.cursor);
     const page = await this.catalog.listPayers({
       q: query.q,
       state: filters.state ?? undefined,
@@ -44,7 +57,7 @@ export class CatalogController {
     res.json({
       data: page.items.map(presentPayer),
       pagination: {
-        nextCursor: page.nextAfter ? this.payerCursors.encode(scope, filters, page.nextAfter) : null,
+        nextCursor: this.next(binding, page.nextAfter),
       },
     });
   }
@@ -65,7 +78,8 @@ export class CatalogController {
       serviceType: query.serviceType ?? null,
       serviceCode: query.serviceCode ?? null,
     };
-    const after = this.routeCursors.decode<{ id: string }>(scope, filters, query.cursor);
+    const binding: CursorBinding = { resource: 'routes', scope, filters };
+    const after = this.after(binding, query.cursor);
     const page = await this.catalog.listRoutes({
       payerId: query.payerId,
       insuranceState: filters.insuranceState ?? undefined,
@@ -77,7 +91,7 @@ export class CatalogController {
     res.json({
       data: page.items.map(presentRoute),
       pagination: {
-        nextCursor: page.nextAfter ? this.routeCursors.encode(scope, filters, page.nextAfter) : null,
+        nextCursor: this.next(binding, page.nextAfter),
       },
     });
   }

@@ -54,4 +54,15 @@ describe('KeysetCursors', () => {
       expect(reasonOf(() => cursors.decode(binding, bad))).toBe('malformed');
     }
   });
+
+  it('round-trips id-only cursors and never confuses them with timed ones', () => {
+    const catalog: CursorBinding = { ...binding, resource: 'payers', filters: { q: null } };
+    const cursor = cursors.encodeAfterId(catalog, 'payer_uhc');
+    expect(cursors.decodeAfterId(catalog, cursor)).toBe('payer_uhc');
+    expect(reasonOf(() => cursors.decode(catalog, cursor))).toBe('malformed');
+    expect(reasonOf(() => cursors.decodeAfterId({ ...catalog, filters: { q: 'uhc' } }, cursor))).toBe(
+      'other_query',
+    );
+    expect(reasonOf(() => cursors.decodeAfterId(catalog, `x${cursor}`))).toBe('malformed');
+  });
 });

@@ -39,7 +39,8 @@ export interface CursorBinding {
 interface CursorPayload {
   /** Digest of the binding; the tenant and filters themselves stay out of the readable payload. */
   b: string;
-  t: string;
+  /** created_at of the last row; absent for lists ordered by id alone. */
+  t?: string;
   i: string;
 }
 
@@ -71,6 +72,23 @@ export class KeysetCursors {
 
   /** The position after which the next page starts; throws InvalidCursorError. */
   decode(binding: CursorBinding, cursor: string): KeysetPosition {
+    const { t, i } = this.verify(binding, cursor, true);
+    const createdAt = new Date(t as string);
+    if (Number.isNaN(createdAt.getTime())) throw new InvalidCursorError('malformed');
+    return { createdAt, id: i };
+  }
+
+  /** For lists ordered by id alone (the payer and route catalog). */
+  encodeAfterId(binding: CursorBinding, id: string): string {
+    return this.signer.sign(CURSOR_PURPOSE, { b: bindingDigest(binding), i: id });
+  }
+
+  /** The id after which the next page starts; throws InvalidCursorError. */
+  decodeAfterId(binding: CursorBinding, cursor: string): string {
+    return this.verify(binding, cursor, false).i;
+  }
+
+  private verify(binding: CursorBinding, cursor: string, timed: boolean): { t?: string; i: string } {
     // Real cursors are ~120 characters; anything far longer is not worth hashing.
     const payload =
       cursor.length <= MAX_CURSOR_LENGTH
@@ -78,13 +96,11 @@ export class KeysetCursors {
         : null;
     if (payload === null || typeof payload !== 'object') throw new InvalidCursorError('malformed');
     const { b, t, i } = payload;
-    if (typeof b !== 'string' || typeof t !== 'string' || typeof i !== 'string') {
+    if (typeof b !== 'string' || typeof i !== 'string' || (timed && typeof t !== 'string')) {
       throw new InvalidCursorError('malformed');
     }
-    const createdAt = new Date(t);
-    if (Number.isNaN(createdAt.getTime())) throw new InvalidCursorError('malformed');
     if (b !== bindingDigest(binding)) throw new InvalidCursorError('other_query');
-    return { createdAt, id: i };
+    return { t, i };
   }
 }
 
