@@ -123,26 +123,18 @@ export class AuthorizationController {
       () => idempotencyKey(req, false),
       () => validateInput(PatchAnswersRequest, req.body, 'body', patchAnswersIssues),
     );
-    const expectedVersion = await this.ifMatch(req, scope, authorizationId);
-    await this.commands.run(
+    await this.versionedCommand(
       req,
       res,
-      {
-        operation: 'authorizations.patch_answers',
-        idempotencyKey: key,
-        params: { authorizationId },
-        body: req.body,
-        ifMatch: expectedVersion,
-      },
-      async () =>
-        authorizationResult(
-          200,
-          await this.useCases.patchAnswers.execute(scope, {
-            authorizationId,
-            expectedVersion,
-            items: toResponseItems(body.questionnaireResponse),
-          }),
-        ),
+      'authorizations.patch_answers',
+      key,
+      { authorizationId },
+      (expectedVersion) =>
+        this.useCases.patchAnswers.execute(scope, {
+          authorizationId,
+          expectedVersion,
+          items: toResponseItems(body.questionnaireResponse),
+        }),
     );
   }
 
@@ -153,18 +145,13 @@ export class AuthorizationController {
       () => idempotencyKey(req, true),
       () => validateInput(AttachFileRequest, req.body, 'body'),
     );
-    const expectedVersion = await this.ifMatch(req, scope, authorizationId);
-    await this.commands.run(
+    await this.versionedCommand(
       req,
       res,
-      {
-        operation: 'authorizations.attach_file',
-        idempotencyKey: key,
-        params: { authorizationId },
-        body: req.body,
-        ifMatch: expectedVersion,
-      },
-      async () => {
+      'authorizations.attach_file',
+      key,
+      { authorizationId },
+      async (expectedVersion) => {
         const { authorization } = await this.useCases.attachFile.execute(scope, {
           authorizationId,
           expectedVersion,
@@ -172,7 +159,7 @@ export class AuthorizationController {
           documentTypes: [...body.documentTypes],
           description: body.description ?? null,
         });
-        return authorizationResult(200, authorization);
+        return authorization;
       },
     );
   }
@@ -185,26 +172,14 @@ export class AuthorizationController {
       () => idempotencyKey(req, false),
       () => assertEmptyBody(req.body),
     );
-    const expectedVersion = await this.ifMatch(req, scope, authorizationId);
-    await this.commands.run(
+    await this.versionedCommand(
       req,
       res,
-      {
-        operation: 'authorizations.detach_attachment',
-        idempotencyKey: key,
-        params: { authorizationId, attachmentId },
-        body: req.body,
-        ifMatch: expectedVersion,
-      },
-      async () =>
-        authorizationResult(
-          200,
-          await this.useCases.detachAttachment.execute(scope, {
-            authorizationId,
-            expectedVersion,
-            attachmentId,
-          }),
-        ),
+      'authorizations.detach_attachment',
+      key,
+      { authorizationId, attachmentId },
+      (expectedVersion) =>
+        this.useCases.detachAttachment.execute(scope, { authorizationId, expectedVersion, attachmentId }),
     );
   }
 
@@ -215,26 +190,18 @@ export class AuthorizationController {
       () => idempotencyKey(req, true),
       () => validateInput(ConfirmRequest, req.body ?? {}, 'body'),
     );
-    const expectedVersion = await this.ifMatch(req, scope, authorizationId);
-    await this.commands.run(
+    await this.versionedCommand(
       req,
       res,
-      {
-        operation: 'authorizations.confirm',
-        idempotencyKey: key,
-        params: { authorizationId },
-        body: req.body,
-        ifMatch: expectedVersion,
-      },
-      async () =>
-        authorizationResult(
-          200,
-          await this.useCases.confirm.execute(scope, {
-            authorizationId,
-            expectedVersion,
-            nextActionId: body.nextActionId,
-          }),
-        ),
+      'authorizations.confirm',
+      key,
+      { authorizationId },
+      (expectedVersion) =>
+        this.useCases.confirm.execute(scope, {
+          authorizationId,
+          expectedVersion,
+          nextActionId: body.nextActionId,
+        }),
     );
   }
 
@@ -245,22 +212,34 @@ export class AuthorizationController {
       () => idempotencyKey(req, true),
       () => assertEmptyBody(req.body),
     );
-    const expectedVersion = await this.ifMatch(req, scope, authorizationId);
+    await this.versionedCommand(
+      req,
+      res,
+      'authorizations.cancel',
+      key,
+      { authorizationId },
+      (expectedVersion) => this.useCases.cancel.execute(scope, { authorizationId, expectedVersion }),
+    );
+  }
+
+  /**
+   * A command on an existing authorization: the If-Match precondition (after tenant scoping), then the
+   * idempotent run whose answer is the updated authorization with its ETag.
+   */
+  private async versionedCommand(
+    req: Request,
+    res: Response,
+    operation: string,
+    key: string | null,
+    params: Record<string, string> & { authorizationId: string },
+    work: (expectedVersion: number) => Promise<Authorization>,
+  ): Promise<void> {
+    const expectedVersion = await this.ifMatch(req, scopeOf(req), params.authorizationId);
     await this.commands.run(
       req,
       res,
-      {
-        operation: 'authorizations.cancel',
-        idempotencyKey: key,
-        params: { authorizationId },
-        body: req.body,
-        ifMatch: expectedVersion,
-      },
-      async () =>
-        authorizationResult(
-          200,
-          await this.useCases.cancel.execute(scope, { authorizationId, expectedVersion }),
-        ),
+      { operation, idempotencyKey: key, params, body: req.body, ifMatch: expectedVersion },
+      async () => authorizationResult(200, await work(expectedVersion)),
     );
   }
 
