@@ -1,5 +1,12 @@
 import { TenancyAndCatalog1763740800000 } from './1763740800000-tenancy-and-catalog';
 import { AuthorizationSchema1763741000000 } from './1763741000000-authorization-schema';
+import { AccessGrantOpeningAudit1763742000000 } from './1763742000000-access-grant-opening-audit';
+import { RuntimeSessions1763743000000 } from './1763743000000-runtime-sessions';
 
 /** Every committed migration, oldest first. Listed explicitly so builds never depend on file globbing. */
-export const MIGRATIONS = [TenancyAndCatalog1763740800000, AuthorizationSchema1763741000000];
+export const MIGRATIONS = [
+  TenancyAndCatalog1763740800000,
+  AuthorizationSchema1763741000000,
+  AccessGrantOpeningAudit1763742000000,
+  RuntimeSessions1763743000000,
+];

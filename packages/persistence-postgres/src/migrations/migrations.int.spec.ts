@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { createDataSource } from '../database/data-source';
 import { migrate } from '../database/migration-runner';
-import { AuthorizationSchema1763741000000 } from './1763741000000-authorization-schema';
+import { MIGRATIONS } from './index';
 
 const TABLES = [
   'access_grant_openings',
@@ -16,10 +16,12 @@ const TABLES = [
   'manual_handoffs',
   'outbox_events',
   'review_snapshots',
+  'runtime_sessions',
 ];
 
-describe('AuthorizationSchema1763741000000', () => {
-  it('reverts cleanly and applies again on a migrated database', async () => {
+// Every migration after the catalog one must revert cleanly, newest first, and apply again.
+describe('schema migrations', () => {
+  it('revert cleanly and apply again on a migrated database', async () => {
     const base = new URL(process.env.DATABASE_URL!);
     const name = `prior_auth_schema_${randomBytes(5).toString('hex')}`;
     const admin = new Client({ connectionString: base.toString() });
@@ -44,14 +46,14 @@ describe('AuthorizationSchema1763741000000', () => {
       const runner = dataSource.createQueryRunner();
       try {
         await runner.startTransaction();
-        const migration = new AuthorizationSchema1763741000000();
-        await migration.down(runner);
+        const reverted = MIGRATIONS.slice(1).map((Migration) => new Migration());
+        for (const migration of [...reverted].reverse()) await migration.down(runner);
         expect(
           await runner.query(
             `SELECT to_regclass('authorizations') AS t, to_regprocedure('audit_log_append_only()') AS f`,
           ),
         ).toEqual([{ t: null, f: null }]);
-        await migration.up(runner);
+        for (const migration of reverted) await migration.up(runner);
         await runner.commitTransaction();
       } finally {
         await runner.release();
