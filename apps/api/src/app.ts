@@ -8,10 +8,13 @@ import { AuthorizationController } from './authorization/authorization.controlle
 import { authorizationRouter } from './authorization/authorization.routes';
 import { CatalogController } from './catalog/catalog.controller';
 import { SandboxController } from './sandbox/sandbox.controller';
+import { sandboxPortalRouter } from './sandbox/sandbox-portal.routes';
 import { blobRouter } from './files/blob.routes';
 import { FileController } from './files/file.controller';
 import { fileRouter } from './files/file.routes';
+import { grantRouter } from './grants/grant.routes';
 import { HealthController } from './health/health.controller';
+import { ManualHandoffController } from './manual-handoff/manual-handoff.controller';
 import { accessLogMiddleware } from './http/access-log.middleware';
 import { asyncHandler } from './http/async-handler';
 import { jsonBodiesOnly } from './http/content-type.middleware';
@@ -41,6 +44,10 @@ export function createApp(container: Container): Express {
   });
   // Raw file bytes (filesystem blob store): no API key, and before the JSON-only check and the body parser.
   app.use(blobRouter(container.get(TOKENS.BlobStorage), logger));
+  // Access-grant URLs and the sandbox payer's session page they lead to: capabilities, no API key. The page
+  // takes an HTML form post, so it is mounted before the JSON-only check too.
+  app.use(grantRouter(container.get(TOKENS.AccessGrantGate)));
+  app.use(sandboxPortalRouter(container.get(TOKENS.SandboxSessionPage)));
   app.use(jsonBodiesOnly);
   app.use(express.json({ limit: config.REQUEST_BODY_LIMIT_BYTES, type: () => true, strict: true }));
 
@@ -68,7 +75,10 @@ export function createApp(container: Container): Express {
   v1.route('/sandbox/scenarios')
     .get(asyncHandler((req, res) => sandbox.listScenarios(req, res)))
     .all(methodNotAllowed);
-  const authorizations = authorizationRouter(container.get(AuthorizationController));
+  const authorizations = authorizationRouter(
+    container.get(AuthorizationController),
+    container.get(ManualHandoffController),
+  );
   v1.use('/prior-auth/authorizations', authorizations);
   v1.use('/prior-authorizations', authorizations);
   v1.use('/files', fileRouter(container.get(FileController)));

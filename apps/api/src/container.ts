@@ -4,27 +4,41 @@ import {
   AttachFileUseCase,
   CancelAuthorizationUseCase,
   CompleteFileUseCase,
+  CompleteManualHandoffUseCase,
   ConfirmAuthorizationUseCase,
+  CreateLiveSessionGrantUseCase,
+  CreateManualHandoffAccessGrantUseCase,
+  CreateManualHandoffUseCase,
   CreateAuthorizationUseCase,
   CreateFileUseCase,
   DetachAttachmentUseCase,
   GetAuthorizationUseCase,
   GetFileUseCase,
+  GetLiveSessionUseCase,
+  GetManualHandoffUseCase,
   ListAuthorizationsUseCase,
   ListFilesUseCase,
+  ListManualHandoffsUseCase,
   PatchAnswersUseCase,
+  ResolveGrantTargetUseCase,
+  RevokeManualHandoffUseCase,
+  UnableToCompleteManualHandoffUseCase,
   type Clock,
   type Environment,
   type OrganizationDirectory,
 } from '@prior-auth/domain';
+import { AccessGrantGate, SignedAccessGrants } from '@prior-auth/grants';
+import { SandboxRuntimeSessions, SandboxSessionPage } from '@prior-auth/payer-portal';
 import { RandomIdGenerator, TokenSigner, type AppConfig, type Logger } from '@prior-auth/platform';
 import {
   KeysetCursors,
   PostgresIdempotencyStore,
   TransactionContext,
+  TypeOrmAccessGrantStore,
   TypeOrmOrganizationDirectory,
   TypeOrmPayerCatalog,
   TypeOrmProviderRegistry,
+  TypeOrmRuntimeSessionLedger,
   TypeOrmUnitOfWork,
 } from '@prior-auth/persistence-postgres';
 import { Container } from 'inversify';
@@ -34,14 +48,17 @@ import {
   AuthorizationController,
   type AuthorizationUseCases,
 } from './authorization/authorization.controller';
-import { NotYetAvailableGrantIssuer, NotYetAvailableRuntimeSessions } from './authorization/unbuilt-adapters';
 import { CatalogController } from './catalog/catalog.controller';
 import { SandboxController } from './sandbox/sandbox.controller';
-import { openBlobStorage } from './files/blob-storage';
+import { openBlobStorage, publicBaseUrl } from './files/blob-storage';
 import { FileController, type FileUseCases } from './files/file.controller';
 import { HealthController } from './health/health.controller';
 import { CommandRunner } from './http/command-runner';
 import { Semaphore } from './http/semaphore';
+import {
+  ManualHandoffController,
+  type ManualHandoffUseCases,
+} from './manual-handoff/manual-handoff.controller';
 import { TOKENS } from './tokens';
 
 export interface ApiDependencies {
@@ -54,6 +71,8 @@ export interface ApiDependencies {
    * (`main` passes its own; otherwise close `container.get(TOKENS.BlobStorage)`).
    */
   blobStorage?: BlobStorage;
+  /** The clock of use cases and grants; the system clock when absent (tests move it to see grants expire). */
+  clock?: Clock;
 }
 
 /**
@@ -91,17 +110,38 @@ export function buildContainer(deps: ApiDependencies): Container {
   container.bind(TOKENS.TransactionContext).toConstantValue(new TransactionContext(deps.dataSource));
   container.bind(TOKENS.IdempotencyStore).toConstantValue(new PostgresIdempotencyStore(deps.dataSource));
   container.bind(TOKENS.CommandSlots).toConstantValue(new Semaphore(commandSlots(deps.dataSource)));
-  const clock: Clock = { now: () => new Date() };
+  const clock: Clock = deps.clock ?? { now: () => new Date() };
+  const ids = new RandomIdGenerator();
+  const baseUrl = publicBaseUrl(deps.config);
+  const grantLedger = new TypeOrmAccessGrantStore(deps.dataSource);
+  const sessionLedger = new TypeOrmRuntimeSessionLedger(deps.dataSource);
   const ports = {
     unitOfWork: new TypeOrmUnitOfWork(deps.dataSource, { cursors: new KeysetCursors(signer), clock }),
     clock,
-    ids: new RandomIdGenerator(),
+    ids,
     providerRegistry: new TypeOrmProviderRegistry(deps.dataSource),
     payerCatalog,
     blobStore: blobStorage.store,
-    grantIssuer: new NotYetAvailableGrantIssuer(),
-    runtimeSessions: new NotYetAvailableRuntimeSessions(),
+    grantIssuer: new SignedAccessGrants({ ledger: grantLedger, signer, baseUrl, clock, ids }),
+    runtimeSessions: new SandboxRuntimeSessions({ ledger: sessionLedger, signer, baseUrl, clock, ids }),
   };
+  const resolveGrantTarget = new ResolveGrantTargetUseCase(ports);
+  container.bind(TOKENS.AccessGrantGate).toConstantValue(
+    new AccessGrantGate({
+      ledger: grantLedger,
+      signer,
+      clock,
+      resolveSubject: (grant) => resolveGrantTarget.execute(grant),
+    }),
+  );
+  container.bind(TOKENS.SandboxSessionPage).toConstantValue(
+    new SandboxSessionPage({
+      ledger: sessionLedger,
+      signer,
+      clock,
+      onError: (error) => deps.logger.error({ err: error }, 'sandbox session page failed'),
+    }),
+  );
   container.bind<AuthorizationUseCases>(TOKENS.AuthorizationUseCases).toConstantValue({
     create: new CreateAuthorizationUseCase(ports),
     get: new GetAuthorizationUseCase(ports),
@@ -111,6 +151,18 @@ export function buildContainer(deps: ApiDependencies): Container {
     detachAttachment: new DetachAttachmentUseCase(ports),
     confirm: new ConfirmAuthorizationUseCase(ports),
     cancel: new CancelAuthorizationUseCase(ports),
+  });
+  container.bind<ManualHandoffUseCases>(TOKENS.ManualHandoffUseCases).toConstantValue({
+    getAuthorization: new GetAuthorizationUseCase(ports),
+    create: new CreateManualHandoffUseCase(ports),
+    get: new GetManualHandoffUseCase(ports),
+    list: new ListManualHandoffsUseCase(ports),
+    complete: new CompleteManualHandoffUseCase(ports),
+    unableToComplete: new UnableToCompleteManualHandoffUseCase(ports),
+    revoke: new RevokeManualHandoffUseCase(ports),
+    createAccessGrant: new CreateManualHandoffAccessGrantUseCase(ports),
+    getLiveSession: new GetLiveSessionUseCase(ports),
+    createLiveSessionGrant: new CreateLiveSessionGrantUseCase(ports),
   });
   container.bind<FileUseCases>(TOKENS.FileUseCases).toConstantValue({
     create: new CreateFileUseCase(ports),
@@ -122,6 +174,7 @@ export function buildContainer(deps: ApiDependencies): Container {
   container.bind(ApiKeyAuthenticator).toSelf();
   container.bind(CommandRunner).toSelf();
   container.bind(AuthorizationController).toSelf();
+  container.bind(ManualHandoffController).toSelf();
   container.bind(CatalogController).toSelf();
   container.bind(SandboxController).toSelf();
   container.bind(FileController).toSelf();

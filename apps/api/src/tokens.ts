@@ -13,4 +13,7 @@ export const TOKENS = {
   AuthorizationUseCases: Symbol.for('AuthorizationUseCases'),
   BlobStorage: Symbol.for('BlobStorage'),
   FileUseCases: Symbol.for('FileUseCases'),
+  ManualHandoffUseCases: Symbol.for('ManualHandoffUseCases'),
+  AccessGrantGate: Symbol.for('AccessGrantGate'),
+  SandboxSessionPage: Symbol.for('SandboxSessionPage'),
 } as const;

@@ -170,12 +170,18 @@ export async function readyToConfirm(
   c: Client,
   tenant: TestTenant,
   policy: 'automatic' | 'requires_confirmation' = 'automatic',
+  memberId?: string,
 ) {
+  const answers = COMPLETE_CPAP_ANSWERS.map((item) =>
+    item.linkId === 'patient.memberId' && memberId !== undefined
+      ? { linkId: item.linkId, answer: [{ valueString: memberId }] }
+      : item,
+  );
   const created = await c
     .create(
       createBody(tenant, {
         policy: { finalSubmission: policy },
-        questionnaireResponse: { item: COMPLETE_CPAP_ANSWERS },
+        questionnaireResponse: { item: answers },
       }),
     )
     .expect(201);

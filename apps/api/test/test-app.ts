@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BlobStorage } from '@prior-auth/blob-storage';
-import type { Environment } from '@prior-auth/domain';
+import type { Clock, Environment } from '@prior-auth/domain';
 import {
   createLogger,
   generateApiKey,
@@ -54,6 +54,8 @@ export async function createTestApp(
     env?: Record<string, string>;
     blobNow?: () => Date;
     logLines?: string[];
+    /** The use cases' and grants' clock (to see grants expire); the system clock when absent. */
+    clock?: Clock;
   } = {},
 ): Promise<TestApp> {
   const dataSource = await openTestDataSource();
@@ -79,6 +81,7 @@ export async function createTestApp(
       dataSource,
       servedEnvironments: options.servedEnvironments,
       blobStorage,
+      ...(options.clock ? { clock: options.clock } : {}),
     }),
   );
   const directory = new TypeOrmOrganizationDirectory(dataSource);

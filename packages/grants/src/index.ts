@@ -1,2 +1,2 @@
-// Signed, expiring access-grant capabilities land here (manual handoffs issue).
-export {};
+export * from './signed-access-grants';
+export * from './access-grant-gate';

@@ -3,6 +3,7 @@ import {
   DEFAULT_SANDBOX_DECISION_DELAY_MS,
   SANDBOX_CHANNEL,
   SandboxPayerPortal,
+  sandboxManualReferenceNumber,
   sandboxReferenceNumber,
 } from './sandbox-payer-portal';
 import {
@@ -244,18 +245,36 @@ describe('SandboxPayerPortal', () => {
       ).toBeNull();
     });
 
-    it('manual_handoff: finds the submission the operator observed, under their reference number', async () => {
+    it('manual_handoff: finds the submission under the reference the session page showed the operator', async () => {
+      const reference = sandboxManualReferenceNumber('auth_1');
+      expect(reference).toMatch(/^SBXM-[0-9A-F]{12}$/);
       const found = await portal.findSubmission(caseOf('manual_handoff'), {
         idempotencyKey: KEY,
-        referenceNumber: ' UHC-778812 ',
+        referenceNumber: ` ${reference.toLowerCase()} `,
       });
       expect(found).toEqual({
         receivedAt: CROSSED_AT,
-        referenceNumber: 'UHC-778812',
+        referenceNumber: reference,
         channel: SANDBOX_CHANNEL,
         payerStatusText: 'Received by the sandbox payer',
         details: { sandboxScenario: 'manual_handoff' },
       });
+    });
+
+    it('manual_handoff: finds nothing under any other reported reference', async () => {
+      const lookup = (referenceNumber: string) =>
+        portal.findSubmission(caseOf('manual_handoff'), { idempotencyKey: KEY, referenceNumber });
+      expect(sandboxManualReferenceNumber('auth_2')).not.toBe(sandboxManualReferenceNumber('auth_1'));
+      expect(await lookup('UHC-778812')).toBeNull();
+      expect(await lookup(sandboxManualReferenceNumber('auth_2'))).toBeNull();
+      expect(await lookup(sandboxReferenceNumber(KEY))).toBeNull();
+      // The manual reference means nothing in a scenario whose submission was automated.
+      expect(
+        await portal.findSubmission(caseOf('approved'), {
+          idempotencyKey: KEY,
+          referenceNumber: sandboxManualReferenceNumber('auth_1'),
+        }),
+      ).toBeNull();
     });
   });
 

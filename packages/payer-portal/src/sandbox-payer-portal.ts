@@ -81,8 +81,9 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  *   (answering "found" would skip `submit` on every approved case, since the pipeline asks before submitting
  *   after an approval). Reconciliation after a crash therefore submits again with the same key and gets the
  *   identical receipt. A lookup with an operator-observed reference number is found when it is the reference
- *   of this key, or, in the `manual_handoff` scenario, whatever the operator observed (the simulated human did
- *   submit).
+ *   of this key, or, in the `manual_handoff` scenario, the reference the sandbox portal's session page showed
+ *   the operator for this authorization (`sandboxManualReferenceNumber`; case and outer spaces ignored). Any
+ *   other reported reference is not found, so a mistyped or invented one never turns into a receipt.
  * - Decisions depend only on the scenario and, for `more_info`, on whether the requested document is attached.
  */
 export class SandboxPayerPortal implements PayerPortal {
@@ -164,7 +165,12 @@ export class SandboxPayerPortal implements PayerPortal {
     const scenario = await this.enter(portalCase);
     const observed = lookup.referenceNumber?.trim();
     if (observed === undefined || observed === '') return null;
-    if (scenario === 'manual_handoff') return this.receipt(lookup.idempotencyKey, scenario, observed);
+    if (scenario === 'manual_handoff') {
+      const reference = sandboxManualReferenceNumber(portalCase.authorizationId);
+      return observed.toUpperCase() === reference
+        ? this.receipt(lookup.idempotencyKey, scenario, reference)
+        : null;
+    }
     if (ACCEPTED_BY_PORTAL.has(scenario) && observed === sandboxReferenceNumber(lookup.idempotencyKey)) {
       return this.receipt(lookup.idempotencyKey, scenario, observed);
     }
@@ -265,6 +271,14 @@ export class SandboxPayerPortal implements PayerPortal {
 /** The reference number the sandbox payer gives the submission made with `idempotencyKey`. */
 export function sandboxReferenceNumber(idempotencyKey: string): string {
   return `SBX-${digest(`submission:${idempotencyKey}`, 12)}`;
+}
+
+/**
+ * The reference number the sandbox payer gives the request an operator submits by hand for `authorizationId`
+ * (shown on the sandbox portal's session page). One per authorization: submitting again shows the same one.
+ */
+export function sandboxManualReferenceNumber(authorizationId: string): string {
+  return `SBXM-${digest(`manual-submission:${authorizationId}`, 12)}`;
 }
 
 const digest = (text: string, length: number): string =>

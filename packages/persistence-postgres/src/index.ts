@@ -23,3 +23,4 @@ export * from './unit-of-work/transaction-context';
 export * from './unit-of-work/typeorm-unit-of-work';
 export * from './tenancy/typeorm-provider-registry';
 export * from './audit/typeorm-access-grant-store';
+export * from './runtime-session/typeorm-runtime-session-ledger';

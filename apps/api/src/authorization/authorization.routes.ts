@@ -1,13 +1,18 @@
 import express, { type Router } from 'express';
 import { asyncHandler } from '../http/async-handler';
 import { methodNotAllowed } from '../http/method-not-allowed';
+import type { ManualHandoffController } from '../manual-handoff/manual-handoff.controller';
+import { addManualHandoffRoutes } from '../manual-handoff/manual-handoff.routes';
 import type { AuthorizationController } from './authorization.controller';
 
 /**
  * One router for the authorization resource. `app.ts` mounts it under both path families the spec names
  * (`/v1/prior-auth/authorizations` and `/v1/prior-authorizations`), so the two can never drift apart.
  */
-export function authorizationRouter(controller: AuthorizationController): Router {
+export function authorizationRouter(
+  controller: AuthorizationController,
+  handoffs: ManualHandoffController,
+): Router {
   const router = express.Router();
   router
     .route('/')
@@ -38,5 +43,6 @@ export function authorizationRouter(controller: AuthorizationController): Router
     .route('/:authorizationId/cancel')
     .post(asyncHandler((req, res) => controller.cancel(req, res)))
     .all(methodNotAllowed);
+  addManualHandoffRoutes(router, handoffs);
   return router;
 }

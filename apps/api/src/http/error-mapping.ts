@@ -30,6 +30,7 @@ export const DOMAIN_ERROR_HTTP_STATUS: Record<DomainErrorCode, number> = {
   portal_auth_mode_unsupported: 422,
   manual_handoff_not_allowed: 409,
   manual_handoff_invalid_state: 409,
+  live_session_not_available: 409,
   invalid_transition: 409,
   template_invalid: 500,
   auth_provider_unavailable: 503,
@@ -53,3 +54,16 @@ export const BLOB_HTTP_ERROR_STATUS: Record<BlobHttpErrorCode, number> = {
 
 /** Worth sending again as is: only an upload cut off mid-way. */
 export const RETRYABLE_BLOB_HTTP_ERRORS: ReadonlySet<BlobHttpErrorCode> = new Set(['upload_interrupted']);
+
+/**
+ * Refusals when an access-grant URL is opened (`/grants/:token`, decision 0014). Transport-level like the blob
+ * codes: the grant gate names them, no use case raises them.
+ */
+export const GRANT_HTTP_ERROR_STATUS = {
+  access_grant_invalid: 403,
+  access_grant_revoked: 410,
+  access_grant_expired: 410,
+  access_grant_subject_inactive: 409,
+} as const satisfies Record<string, number>;
+
+export type GrantHttpErrorCode = keyof typeof GRANT_HTTP_ERROR_STATUS;

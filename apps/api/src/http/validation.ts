@@ -121,6 +121,20 @@ export function assertEmptyBody(value: unknown): void {
   }
 }
 
+/** For reads that take no query parameters: any parameter is refused (a typo is reported, not ignored). */
+export function assertEmptyQuery(query: unknown): void {
+  const fields = query !== null && typeof query === 'object' ? Object.keys(query) : [];
+  if (fields.length > 0) {
+    throw validationFailed(
+      fields.map((field) => ({
+        errorType: 'unknown_field',
+        location: ['query', field],
+        message: `${field} is not a known query parameter`,
+      })),
+    );
+  }
+}
+
 /**
  * Runs independent validations and reports all their 422 issues at once (for example a missing
  * Idempotency-Key header and an invalid body field), instead of one round trip per problem.

@@ -1,6 +1,11 @@
 import type { BlobHttpErrorCode } from '@prior-auth/blob-storage';
 import type { DomainErrorCode } from '@prior-auth/domain';
-import { BLOB_HTTP_ERROR_STATUS, DOMAIN_ERROR_HTTP_STATUS } from '../http/error-mapping';
+import {
+  BLOB_HTTP_ERROR_STATUS,
+  DOMAIN_ERROR_HTTP_STATUS,
+  GRANT_HTTP_ERROR_STATUS,
+  type GrantHttpErrorCode,
+} from '../http/error-mapping';
 
 /*
  * Every `error.code` the API can answer, with its HTTP status and what it means for a client. The statuses of
@@ -25,12 +30,13 @@ export const HTTP_LAYER_ERROR_STATUS = {
 } as const satisfies Record<string, number>;
 
 export type HttpLayerErrorCode = keyof typeof HTTP_LAYER_ERROR_STATUS;
-export type ErrorCode = HttpLayerErrorCode | DomainErrorCode | BlobHttpErrorCode;
+export type ErrorCode = HttpLayerErrorCode | DomainErrorCode | BlobHttpErrorCode | GrantHttpErrorCode;
 
 export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   ...HTTP_LAYER_ERROR_STATUS,
   ...DOMAIN_ERROR_HTTP_STATUS,
   ...BLOB_HTTP_ERROR_STATUS,
+  ...GRANT_HTTP_ERROR_STATUS,
 };
 
 export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
@@ -82,6 +88,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   manual_handoff_not_found: 'The manual handoff does not exist on this authorization.',
   manual_handoff_not_allowed: 'A manual handoff cannot be created now.',
   manual_handoff_invalid_state: 'The manual handoff is not in a state that allows this operation.',
+  live_session_not_available:
+    'The authorization has no live session to view (none is running, or it has ended).',
   invalid_transition: 'The authorization cannot make this status change.',
   template_invalid: 'A catalog questionnaire template is invalid (a server-side defect).',
   auth_provider_unavailable: 'The payer portal sign-in provider is unavailable (`retryable: true`).',
@@ -94,4 +102,10 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   download_url_invalid: 'The download URL is not valid.',
   download_url_expired: 'The download URL has expired; read the file again for a fresh one.',
   download_not_found: 'Nothing is stored for this download URL.',
+
+  access_grant_invalid: 'The grant URL is not valid (tampered, unknown, or not a grant URL).',
+  access_grant_revoked: 'The grant was revoked (its handoff closed or was revoked); request a new one.',
+  access_grant_expired: 'The grant has expired (they live 5 minutes); request a new one.',
+  access_grant_subject_inactive:
+    'The handoff is no longer active, or the live session has ended; nothing can be opened.',
 };

@@ -12,7 +12,12 @@ import {
   type NextActionType,
   type Outcome,
   type QuestionnaireItemTemplate,
+  type ReconciliationState,
   type ReviewSnapshotStatus,
+  MANUAL_HANDOFF_RESULTS,
+  MANUAL_HANDOFF_STATES,
+  REPORTED_OUTCOMES,
+  UNABLE_TO_COMPLETE_REASONS,
 } from '@prior-auth/domain';
 import type { oas31 } from 'openapi3-ts';
 import {
@@ -28,6 +33,11 @@ import {
   SERVICE_CODE_SYSTEMS,
   SERVICE_TYPES,
 } from '../authorization/authorization.request';
+import {
+  MAX_OPERATOR_NOTES_LENGTH,
+  MAX_REFERENCE_NUMBER_LENGTH,
+  MAX_REVOKE_REASON_LENGTH,
+} from '../manual-handoff/manual-handoff.request';
 import { MAX_CONTENT_TYPE_LENGTH, MAX_FILE_NAME_LENGTH, MAX_PURPOSE_LENGTH } from '../files/file.request';
 import { DOMAIN_ERROR_HTTP_STATUS } from '../http/error-mapping';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../http/pagination';
@@ -95,6 +105,11 @@ const COMPARISON_OPERATORS = membersOf<ComparisonOperator>({
   '>=': true,
   '<=': true,
 });
+const RECONCILIATION_STATES = membersOf<ReconciliationState>({
+  pending: true,
+  confirmed: true,
+  not_found: true,
+});
 const FILE_STATUSES = membersOf<FileStatus>({ pending_upload: true, ready: true });
 const ANSWER_CONSTRAINTS = membersOf<NonNullable<QuestionnaireItemTemplate['answerConstraint']>>({
   optionsOnly: true,
@@ -148,6 +163,14 @@ type SchemaName =
   | 'AttachFileRequest'
   | 'ConfirmRequest'
   | 'CreateFileRequest'
+  | 'ManualHandoff'
+  | 'ManualHandoffList'
+  | 'ManualHandoffAccessGrant'
+  | 'LiveSession'
+  | 'LiveSessionAccessGrant'
+  | 'CompleteManualHandoffRequest'
+  | 'UnableToCompleteManualHandoffRequest'
+  | 'RevokeManualHandoffRequest'
   | 'EmptyBody';
 
 type ParameterName =
@@ -156,13 +179,17 @@ type ParameterName =
   | 'PayerId'
   | 'FileId'
   | 'BlobToken'
+  | 'ManualHandoffId'
+  | 'GrantToken'
+  | 'SandboxSessionToken'
   | 'IdempotencyKeyRequired'
   | 'IdempotencyKeyOptional'
   | 'IfMatch'
   | 'Limit'
   | 'Cursor';
 
-type HeaderName = 'RequestId' | 'ETag' | 'Location' | 'IdempotentReplayed' | 'RetryAfter' | 'WWWAuthenticate';
+type HeaderName =
+  'RequestId' | 'ETag' | 'HandoffETag' | 'Location' | 'IdempotentReplayed' | 'RetryAfter' | 'WWWAuthenticate';
 
 const ref = (name: SchemaName): Schema => ({ $ref: `#/components/schemas/${name}` });
 const param = (name: ParameterName): oas31.ReferenceObject => ({ $ref: `#/components/parameters/${name}` });
@@ -635,6 +662,97 @@ const schemas: Record<SchemaName, SchemaObject> = {
     sizeBytes: number({ description: `The exact size in bytes, 1 to ${MAX_FILE_SIZE_BYTES} (25 MiB).` }),
     purpose: string({ maxLength: MAX_PURPOSE_LENGTH, description: `One of ${FILE_PURPOSES.join(', ')}.` }),
   }),
+  ManualHandoff: object(
+    {
+      manualHandoffId: id('mh', 'Stable handoff ID.'),
+      state: enumOf(MANUAL_HANDOFF_STATES, {
+        description: 'offered → active (runtime session provisioned) → closing (claim reconciling) → closed.',
+      }),
+      result: nullable(enumOf(MANUAL_HANDOFF_RESULTS, { description: 'Set once the handoff is closed.' })),
+      authorization: object(
+        { id: string(), version: integer(), status: enumOf(AUTHORIZATION_STATUSES) },
+        { description: 'The authorization as this operation left it.' },
+      ),
+      reconciliation: object(
+        { id: id('rec', 'Reconciliation ID.'), state: enumOf(RECONCILIATION_STATES) },
+        {
+          description:
+            'Present once the operator’s claim (or a possible submission) is being checked against the payer.',
+        },
+      ),
+      version: integer({ minimum: 1, description: 'The handoff’s own version (its ETag).' }),
+      createdAt: dateTime(),
+      expiresAt: dateTime('The handoff expires then unless closed first (1 hour after creation).'),
+      closedAt: nullable(dateTime()),
+    },
+    {
+      optional: ['reconciliation'],
+      description: 'A one-way human ownership episode for payer interaction work.',
+    },
+  ),
+  ManualHandoffList: list('ManualHandoff', 'The authorization’s handoffs, newest first (always one page).'),
+  ManualHandoffAccessGrant: object(
+    {
+      id: id('grant', 'Grant ID (appears in the audit log).'),
+      url: string({
+        format: 'uri',
+        description:
+          'Short-lived bearer capability: opening it (no API key) is validated and audited, then redirects to ' +
+          'the operator’s runtime session. Not durable authorization truth.',
+      }),
+      expiresAt: dateTime('5 minutes after issue, never after the handoff expires.'),
+    },
+    { description: 'Interactive access to an active handoff’s runtime session.' },
+  ),
+  LiveSession: object(
+    {
+      authorization: object({ id: string(), version: integer(), status: enumOf(AUTHORIZATION_STATUSES) }),
+      available: boolean({ description: 'Whether a live session can be viewed now.' }),
+      status: nullable(enumOf(['starting', 'active'])),
+      startedAt: nullable(dateTime()),
+    },
+    { description: 'The authorization’s live session, read without side effects (no capability minted).' },
+  ),
+  LiveSessionAccessGrant: object(
+    {
+      id: id('grant', 'Grant ID (appears in the audit log).'),
+      url: string({
+        format: 'uri',
+        description: 'Short-lived bearer capability; opening it redirects to a read-only live view.',
+      }),
+      expiresAt: dateTime('5 minutes after issue.'),
+      access: enumOf(['read_only'], { description: 'Never interactive: that needs a manual handoff.' }),
+    },
+    { description: 'Read-only access to the current live session.' },
+  ),
+  CompleteManualHandoffRequest: object(
+    {
+      reportedOutcome: enumOf(REPORTED_OUTCOMES),
+      observedReferenceNumber: nullable(
+        string({
+          maxLength: MAX_REFERENCE_NUMBER_LENGTH,
+          description:
+            'The payer’s reference as the operator saw it; reconciliation looks it up at the payer.',
+        }),
+      ),
+      operatorNotes: nullable(string({ maxLength: MAX_OPERATOR_NOTES_LENGTH })),
+    },
+    { optional: ['observedReferenceNumber', 'operatorNotes'] },
+  ),
+  UnableToCompleteManualHandoffRequest: object(
+    {
+      reason: enumOf(UNABLE_TO_COMPLETE_REASONS),
+      operatorNotes: nullable(string({ maxLength: MAX_OPERATOR_NOTES_LENGTH })),
+    },
+    { optional: ['operatorNotes'] },
+  ),
+  RevokeManualHandoffRequest: object(
+    {
+      reason: string({ minLength: 1, maxLength: MAX_REVOKE_REASON_LENGTH }),
+      notes: nullable(string({ maxLength: MAX_OPERATOR_NOTES_LENGTH })),
+    },
+    { optional: ['notes'] },
+  ),
   EmptyBody: object({}, { description: 'This operation takes no body; an empty object is accepted.' }),
 };
 
@@ -693,6 +811,9 @@ const parameters: Record<ParameterName, oas31.ParameterObject> = {
   PayerId: pathParameter('payerId', 'The canonical payer ID.'),
   FileId: pathParameter('fileId', 'The file ID (`file_…`).'),
   BlobToken: pathParameter('token', 'The signed, expiring capability from an upload or download URL.'),
+  ManualHandoffId: pathParameter('manualHandoffId', 'The manual handoff ID (`mh_…`).'),
+  GrantToken: pathParameter('token', 'The signed capability of an access-grant URL.'),
+  SandboxSessionToken: pathParameter('token', 'The signed, expiring capability a grant redirected to.'),
   IdempotencyKeyRequired: idempotencyKey(true),
   IdempotencyKeyOptional: idempotencyKey(false),
   IfMatch: {
@@ -737,6 +858,11 @@ const headers: Record<HeaderName, oas31.HeaderObject> = {
   },
   ETag: {
     description: 'The authorization version as a strong entity tag; send it as If-Match.',
+    required: true,
+    schema: string({ pattern: '^"[0-9]+"$' }),
+  },
+  HandoffETag: {
+    description: 'The manual handoff’s version as a strong entity tag; send it as If-Match on its commands.',
     required: true,
     schema: string({ pattern: '^"[0-9]+"$' }),
   },
@@ -1033,11 +1159,180 @@ function authorizationPaths(family: string, suffix: string, tag: string): oas31.
   };
 }
 
+/** Manual handoffs and the live session of one authorization (decision 0014), under each path family. */
+function manualHandoffPaths(family: string, suffix: string, tag: string): oas31.PathsObject {
+  const handoffs = `${family}/{authorizationId}/manual-handoffs`;
+  const one = `${handoffs}/{manualHandoffId}`;
+  const handoff = (description: string, extra: Headers = {}) =>
+    jsonResponse(description, ref('ManualHandoff'), { ETag: header('HandoffETag'), ...extra });
+  const replayable = { 'Idempotent-Replayed': header('IdempotentReplayed') };
+  const base = { tag, access: 'api_key' as const };
+  const op = (spec: Omit<OperationSpec, 'tag' | 'access'>) =>
+    operation({ ...base, ...spec, operationId: `${spec.operationId}${suffix}` });
+  const handoffCommand = (
+    operationId: string,
+    summary: string,
+    description: string,
+    body: SchemaName,
+  ): oas31.PathItemObject => ({
+    parameters: [param('AuthorizationId'), param('ManualHandoffId')],
+    post: op({
+      operationId,
+      summary,
+      description,
+      parameters: [param('IfMatch'), param('IdempotencyKeyRequired')],
+      requestBody: jsonBody(body, true),
+      command: true,
+      responses: { 200: handoff('The handoff and the authorization as the command left them.', replayable) },
+      errors: [
+        'precondition_required',
+        'request_validation_failed',
+        'version_conflict',
+        'authorization_not_found',
+        'manual_handoff_not_found',
+        'manual_handoff_invalid_state',
+        'template_invalid',
+        ...COMMAND_CONFLICTS,
+      ],
+    }),
+  });
+
+  return {
+    [handoffs]: {
+      parameters: [param('AuthorizationId')],
+      post: op({
+        operationId: 'createManualHandoff',
+        summary: 'Create a manual handoff',
+        description:
+          'Hands the open payer interaction to a human. Allowed only while `nextAction.type` is ' +
+          '`complete_payer_interaction` with `resolution.kind = manual_handoff`, and once per interaction ' +
+          '(`details.manualHandoffId` names the open one). If-Match is the **authorization’s** version; the ' +
+          'answer’s ETag is the handoff’s. The handoff is `active` at once: its runtime session is provisioned ' +
+          'in the same transaction. From then on automation never resumes for that interaction.',
+        parameters: [param('IfMatch'), param('IdempotencyKeyRequired')],
+        requestBody: jsonBody('EmptyBody', false),
+        command: true,
+        responses: {
+          201: handoff('The active handoff.', {
+            Location: {
+              ...headers.Location,
+              schema: string({ pattern: '/manual-handoffs/mh_[A-Za-z0-9]+$' }),
+            },
+            ...replayable,
+          }),
+        },
+        errors: [
+          'precondition_required',
+          'request_validation_failed',
+          'version_conflict',
+          'authorization_not_found',
+          'manual_handoff_not_allowed',
+          'auth_provider_unavailable',
+          'template_invalid',
+          ...COMMAND_CONFLICTS,
+        ],
+      }),
+      get: op({
+        operationId: 'listManualHandoffs',
+        summary: 'List an authorization’s manual handoffs',
+        responses: { 200: jsonResponse('The handoffs, newest first.', ref('ManualHandoffList')) },
+        errors: ['authorization_not_found', 'request_validation_failed', 'template_invalid'],
+      }),
+    },
+    [one]: {
+      parameters: [param('AuthorizationId'), param('ManualHandoffId')],
+      get: op({
+        operationId: 'getManualHandoff',
+        summary: 'Retrieve a manual handoff',
+        responses: { 200: handoff('The handoff.') },
+        errors: ['authorization_not_found', 'manual_handoff_not_found', 'template_invalid'],
+      }),
+    },
+    [`${one}/complete`]: handoffCommand(
+      'completeManualHandoff',
+      'Complete a manual handoff',
+      'Records the operator’s claim; the handoff moves to `closing` with reconciliation `pending` and the ' +
+        'authorization returns to `processing`. The worker then looks the reported submission up at the payer: ' +
+        'found → receipt, `waiting_on_payer`; not found → back to `requires_action`. Never sets ' +
+        '`waiting_on_payer` or `completed` directly. Revokes the handoff’s grants.',
+      'CompleteManualHandoffRequest',
+    ),
+    [`${one}/unable-to-complete`]: handoffCommand(
+      'unableToCompleteManualHandoff',
+      'Report a manual handoff as not completed',
+      'Closes the handoff (`unable_to_complete`) and returns the authorization to `processing`; the pipeline ' +
+        'checks the payer first and opens a new interaction if a human is still needed. Revokes the grants.',
+      'UnableToCompleteManualHandoffRequest',
+    ),
+    [`${one}/revoke`]: handoffCommand(
+      'revokeManualHandoff',
+      'Revoke a manual handoff',
+      'Closes the handoff (`revoked`) and revokes its grants at once; the authorization stays in ' +
+        '`requires_action`. If the operator could have submitted, reconciliation runs before any payer truth ' +
+        'is projected.',
+      'RevokeManualHandoffRequest',
+    ),
+    [`${one}/access-grants`]: {
+      parameters: [param('AuthorizationId'), param('ManualHandoffId')],
+      post: op({
+        operationId: 'createManualHandoffAccessGrant',
+        summary: 'Create an interactive access grant',
+        description: 'Requires the handoff to be `active`. No If-Match.',
+        parameters: [param('IdempotencyKeyRequired')],
+        requestBody: jsonBody('EmptyBody', false),
+        command: true,
+        responses: {
+          201: jsonResponse('The grant.', ref('ManualHandoffAccessGrant'), replayable),
+        },
+        errors: [
+          'request_validation_failed',
+          'authorization_not_found',
+          'manual_handoff_not_found',
+          'manual_handoff_invalid_state',
+          ...COMMAND_CONFLICTS,
+        ],
+      }),
+    },
+    [`${family}/{authorizationId}/live-session`]: {
+      parameters: [param('AuthorizationId')],
+      get: op({
+        operationId: 'getLiveSession',
+        summary: 'Read the live session',
+        description: 'Side-effect free; mints no capability.',
+        responses: { 200: jsonResponse('The live session, if any.', ref('LiveSession')) },
+        errors: ['authorization_not_found', 'request_validation_failed', 'template_invalid'],
+      }),
+    },
+    [`${family}/{authorizationId}/live-session/access-grants`]: {
+      parameters: [param('AuthorizationId')],
+      post: op({
+        operationId: 'createLiveSessionAccessGrant',
+        summary: 'Create a read-only live-session grant',
+        description: 'A short-lived, read-only view of the current live session; never interactive.',
+        parameters: [param('IdempotencyKeyRequired')],
+        requestBody: jsonBody('EmptyBody', false),
+        command: true,
+        responses: { 201: jsonResponse('The grant.', ref('LiveSessionAccessGrant'), replayable) },
+        errors: [
+          'request_validation_failed',
+          'authorization_not_found',
+          'live_session_not_available',
+          'template_invalid',
+          ...COMMAND_CONFLICTS,
+        ],
+      }),
+    },
+  };
+}
+
 const TAGS = {
   health: 'Health',
   catalog: 'Catalog',
   authorizations: 'Authorizations',
   authorizationsAlt: 'Authorizations (/v1/prior-authorizations)',
+  handoffs: 'Manual handoffs',
+  handoffsAlt: 'Manual handoffs (/v1/prior-authorizations)',
+  grants: 'Access grants',
   files: 'Files',
   blobs: 'File bytes',
   docs: 'Documentation',
@@ -1143,6 +1438,8 @@ const paths: oas31.PathsObject = {
   },
   ...authorizationPaths(AUTHORIZATION_FAMILIES.primary, '', TAGS.authorizations),
   ...authorizationPaths(AUTHORIZATION_FAMILIES.alternate, 'AltPath', TAGS.authorizationsAlt),
+  ...manualHandoffPaths(AUTHORIZATION_FAMILIES.primary, '', TAGS.handoffs),
+  ...manualHandoffPaths(AUTHORIZATION_FAMILIES.alternate, 'AltPath', TAGS.handoffsAlt),
   '/v1/files': {
     post: operation({
       operationId: 'createFile',
@@ -1269,6 +1566,81 @@ const paths: oas31.PathsObject = {
       errors: ['download_url_invalid', 'download_url_expired', 'download_not_found', 'not_found'],
     }),
   },
+  '/grants/{token}': {
+    parameters: [param('GrantToken')],
+    get: operation({
+      operationId: 'openAccessGrant',
+      summary: 'Open an access grant',
+      description:
+        'The `url` of an access grant. No API key: the signed URL is the credential. Checks signature, ' +
+        'revocation, expiry and that the handoff is still active (or the live session still live), audits the ' +
+        'attempt (time, client address, user agent, outcome) whatever its outcome, then redirects to the ' +
+        'runtime session.',
+      tag: TAGS.grants,
+      access: 'capability',
+      responses: {
+        303: {
+          description:
+            'Redirect to the runtime session (interactive, or read-only for a live-session grant).',
+          headers: { 'Request-Id': header('RequestId'), Location: header('Location') },
+        },
+      },
+      errors: [
+        'access_grant_invalid',
+        'access_grant_revoked',
+        'access_grant_expired',
+        'access_grant_subject_inactive',
+      ],
+    }),
+  },
+  '/sandbox-portal/sessions/{token}': {
+    parameters: [param('SandboxSessionToken')],
+    ...Object.fromEntries(
+      (['get', 'post'] as const).map((method) => [
+        method,
+        operation({
+          operationId: method === 'get' ? 'viewSandboxPortalSession' : 'submitSandboxPortalSession',
+          summary:
+            method === 'get'
+              ? 'The sandbox payer’s session page'
+              : 'Submit the request at the sandbox payer (interactive sessions)',
+          description:
+            'Where a sandbox grant redirects: an HTML page of the simulated payer portal. The interactive page ' +
+            'submits the request to the simulated payer and shows its reference number (report it when ' +
+            'completing the handoff); the read-only page has no controls and refuses POST. Refusals are HTML ' +
+            'pages too (403 tampered or read-only, 410 expired or session ended).',
+          tag: TAGS.grants,
+          access: 'capability',
+          ...(method === 'post'
+            ? {
+                requestBody: {
+                  required: false,
+                  content: { 'application/x-www-form-urlencoded': { schema: object({}) } },
+                },
+              }
+            : {}),
+          responses: Object.fromEntries(
+            [
+              [200, 'The session page.'],
+              [403, 'The link is not valid, or the session is read-only (POST).'],
+              [404, 'No such session.'],
+              [405, 'Another method than GET, HEAD or POST.'],
+              [410, 'The link has expired or the session has ended.'],
+              [503, 'The sandbox portal cannot be reached (its database is unavailable).'],
+            ].map(([status, description]) => [
+              String(status),
+              {
+                description: String(description),
+                headers: { 'Request-Id': header('RequestId') },
+                content: { 'text/html': { schema: string() } },
+              },
+            ]),
+          ),
+          errors: [],
+        }),
+      ]),
+    ),
+  },
   '/v1/openapi.json': {
     get: operation({
       operationId: 'getOpenApiDocument',
@@ -1382,6 +1754,16 @@ export const openApiDocument: OpenApiDocument = {
       description:
         'The same operations and responses under the second path family the spec names; `Location` on create ' +
         'names this family.',
+    },
+    {
+      name: TAGS.handoffs,
+      description: 'A human takes over a payer interaction automation cannot finish; live-session views.',
+    },
+    { name: TAGS.handoffsAlt, description: 'The same operations under the second path family.' },
+    {
+      name: TAGS.grants,
+      description:
+        'Opening access-grant URLs (no API key) and the sandbox payer’s session page they lead to.',
     },
     { name: TAGS.files, description: 'Supporting documents: create, upload, complete, then attach.' },
     { name: TAGS.blobs, description: 'Signed upload and download URLs of the filesystem file store.' },

@@ -8,6 +8,7 @@ import { type ProviderRegistry } from './provider-registry.port';
 import { type RuntimeSessions } from './runtime-sessions.port';
 import { type UnitOfWork } from './unit-of-work.port';
 
+export * from './access-grant-ledger.port';
 export * from './authorization.repository.port';
 export * from './blob-store.port';
 export * from './clock.port';
@@ -20,6 +21,7 @@ export * from './manual-handoff.repository.port';
 export * from './payer-catalog.port';
 export * from './payer-portal.port';
 export * from './provider-registry.port';
+export * from './runtime-session-ledger.port';
 export * from './runtime-sessions.port';
 export * from './unit-of-work.port';
 

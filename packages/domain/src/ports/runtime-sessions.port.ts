@@ -1,14 +1,26 @@
+import { type TenantScope } from '../shared/scope';
+
 export type LiveSessionStatus = 'starting' | 'active' | 'ended';
 
 export interface LiveSessionView {
   sessionId: string;
   status: LiveSessionStatus;
+  startedAt: Date;
 }
+
+/** How an opened access grant may use a session: act in it (manual handoff) or only watch it (live view). */
+export type RuntimeSessionAccess = 'interactive' | 'read_only';
 
 /** Browser runtime sessions at the payer portal, used by manual handoffs and live views. */
 export interface RuntimeSessions {
-  provision(authorizationId: string): Promise<{ sessionId: string }>;
-  /** The authorization's current session, if any; a pure read. */
-  liveView(authorizationId: string): Promise<LiveSessionView | null>;
+  provision(scope: TenantScope, authorizationId: string): Promise<{ sessionId: string }>;
+  /** The authorization's newest session that has not ended, if any; a pure read. */
+  liveView(scope: TenantScope, authorizationId: string): Promise<LiveSessionView | null>;
+  /** Ends the session; ending one that already ended (or never existed) is a no-op. */
   release(sessionId: string): Promise<void>;
+  /**
+   * Where an opened access grant sends its holder, valid until `expiresAt`; null when the session has ended or
+   * is unknown. Session ids are globally unique, so no scope is needed: the grant service already checked it.
+   */
+  accessUrl(sessionId: string, access: RuntimeSessionAccess, expiresAt: Date): Promise<string | null>;
 }

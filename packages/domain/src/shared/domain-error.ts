@@ -27,6 +27,7 @@ export const DOMAIN_ERROR_CODES = [
   'manual_handoff_not_found',
   'manual_handoff_not_allowed',
   'manual_handoff_invalid_state',
+  'live_session_not_available',
   'invalid_transition',
   'template_invalid',
   'auth_provider_unavailable',

@@ -78,7 +78,7 @@ export function createHarness() {
   const payerPortal = new ScriptedPayerPortal();
   const blobStore = new InMemoryBlobStore();
   const grantIssuer = new FakeGrantIssuer();
-  const runtimeSessions = new FakeRuntimeSessions();
+  const runtimeSessions = new FakeRuntimeSessions(clock);
 
   const deps: DomainPorts & { settings: PipelineSettings } = {
     unitOfWork,

@@ -19,11 +19,10 @@ export class CreateLiveSessionGrantUseCase {
     const authorization = await this.deps.unitOfWork.run(scope, (tx) =>
       loadAuthorization(tx, command.authorizationId),
     );
-    const liveSession = await this.deps.runtimeSessions.liveView(authorization.id);
+    const liveSession = await this.deps.runtimeSessions.liveView(scope, authorization.id);
     if (liveSession === null || liveSession.status === 'ended') {
-      // The catalog has no dedicated code yet; invalid_transition keeps it a 409-style state conflict.
-      throw new DomainError('invalid_transition', 'The authorization has no live session to view.', {
-        reason: 'live_session_unavailable',
+      throw new DomainError('live_session_not_available', 'The authorization has no live session to view.', {
+        authorizationId: authorization.id,
       });
     }
     return this.deps.grantIssuer.issue({

@@ -1,6 +1,7 @@
 import { manualHandoffInvalidState } from '../manual-handoff/manual-handoff-state.state-machine';
 import { type DomainPorts } from '../ports';
 import { type IssuedGrant } from '../ports/grant-issuer.port';
+import { DomainError } from '../shared/domain-error';
 import { type TenantScope } from '../shared/scope';
 import { loadManualHandoff } from './support/aggregate-loading.helper';
 
@@ -23,6 +24,13 @@ export class CreateManualHandoffAccessGrantUseCase {
     if (handoff.currentState !== 'active')
       throw manualHandoffInvalidState(handoff.currentState, 'createAccessGrant');
     const now = this.deps.clock.now();
+    // Past its expiry but not yet closed by the expiry job: as good as expired, nothing to grant access to.
+    if (handoff.expiresAt.getTime() <= now.getTime())
+      throw new DomainError('manual_handoff_invalid_state', 'The manual handoff has expired.', {
+        state: handoff.currentState,
+        operation: 'createAccessGrant',
+        expiresAt: handoff.expiresAt.toISOString(),
+      });
     const expiresAt = new Date(
       Math.min(now.getTime() + MANUAL_HANDOFF_GRANT_TTL_MS, handoff.expiresAt.getTime()),
     );

@@ -69,7 +69,7 @@ export class CreateManualHandoffUseCase {
           },
           ctx,
         );
-        provisioned = (await this.deps.runtimeSessions.provision(authorization.id)).sessionId;
+        provisioned = (await this.deps.runtimeSessions.provision(scope, authorization.id)).sessionId;
         handoff.activate(provisioned, ctx.now);
         await saveManualHandoff(tx, this.deps.ids, handoff);
         await tx.jobs.enqueue({

@@ -17,6 +17,6 @@ export class GetLiveSessionUseCase {
     const authorization = await this.deps.unitOfWork.run(scope, (tx) =>
       loadAuthorization(tx, query.authorizationId),
     );
-    return { authorization, liveSession: await this.deps.runtimeSessions.liveView(authorization.id) };
+    return { authorization, liveSession: await this.deps.runtimeSessions.liveView(scope, authorization.id) };
   }
 }

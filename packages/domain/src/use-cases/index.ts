@@ -23,6 +23,7 @@ export * from './poll-decision.use-case';
 export * from './process-authorization.use-case';
 export * from './reconcile-authorization.use-case';
 export * from './reconcile-manual-handoff.use-case';
+export * from './resolve-grant-target.use-case';
 export * from './revoke-manual-handoff.use-case';
 export * from './unable-to-complete-manual-handoff.use-case';
 export { type PipelineOutcome } from './support/pipeline-steps.helper';

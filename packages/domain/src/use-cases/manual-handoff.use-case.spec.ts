@@ -4,6 +4,7 @@ import { MANUAL_HANDOFF_TTL_MS } from '../manual-handoff/manual-handoff.aggregat
 import { DomainError } from '../shared/domain-error';
 import { createHarness, OTHER_SCOPE, SCOPE, scriptedReceipt, type Harness } from '../testing';
 import { CompleteManualHandoffUseCase } from './complete-manual-handoff.use-case';
+import { ResolveGrantTargetUseCase } from './resolve-grant-target.use-case';
 import {
   CreateLiveSessionGrantUseCase,
   LIVE_SESSION_GRANT_TTL_MS,
@@ -88,6 +89,11 @@ describe('CreateManualHandoffUseCase', () => {
       runtimeSessionId: 'rs_1',
       interactionActionId: authorization.nextAction!.id,
       version: 2,
+    });
+    expect(h.runtimeSessions.sessions.get('rs_1')).toMatchObject({
+      scope: SCOPE,
+      authorizationId: authorization.id,
+      status: 'active',
     });
     expect(authorization.status).toBe('requires_action');
     expect(await loadHandoff(handoff.id)).toMatchObject({ currentState: 'active' });
@@ -422,6 +428,13 @@ describe('access grants, reads and live sessions', () => {
 
     h.clock.set(new Date(handoff.expiresAt.getTime() - 1000));
     expect((await grants.execute(SCOPE, command)).expiresAt).toEqual(handoff.expiresAt);
+    // Past its expiry, before the expiry job closed it: nothing to grant.
+    h.clock.set(handoff.expiresAt);
+    await expect(grants.execute(SCOPE, command)).rejects.toMatchObject({
+      code: 'manual_handoff_invalid_state',
+      details: { state: 'active', operation: 'createAccessGrant' },
+    });
+    h.clock.set(new Date(handoff.expiresAt.getTime() - 1000));
 
     await complete(handoff);
     await expect(grants.execute(SCOPE, command)).rejects.toMatchObject({
@@ -456,7 +469,7 @@ describe('access grants, reads and live sessions', () => {
     const view = await new GetLiveSessionUseCase(h.deps).execute(SCOPE, {
       authorizationId: authorization.id,
     });
-    expect(view.liveSession).toEqual({ sessionId: 'rs_1', status: 'active' });
+    expect(view.liveSession).toEqual({ sessionId: 'rs_1', status: 'active', startedAt: h.clock.now() });
     expect(h.grantIssuer.issued).toEqual([]);
     expect(h.unitOfWork.commits).toBe(commits + 1);
 
@@ -467,14 +480,46 @@ describe('access grants, reads and live sessions', () => {
     expect(h.grantIssuer.issued[0]).toMatchObject({ kind: 'live_session', subjectId: authorization.id });
   });
 
+  it('shows no live session once the handoff ended it, and grants no view of it', async () => {
+    const { handoff, authorization } = await createHandoff();
+    await complete(handoff);
+    const view = await new GetLiveSessionUseCase(h.deps).execute(SCOPE, {
+      authorizationId: authorization.id,
+    });
+    expect(view.liveSession).toBeNull();
+    const result = new CreateLiveSessionGrantUseCase(h.deps).execute(SCOPE, {
+      authorizationId: authorization.id,
+    });
+    await expect(result).rejects.toMatchObject({ code: 'live_session_not_available' });
+  });
+
+  it('leads an opened grant into the session only while its subject is still usable', async () => {
+    const { handoff, authorization } = await createHandoff();
+    const resolve = new ResolveGrantTargetUseCase(h.deps);
+    const expiresAt = new Date(h.clock.now().getTime() + 60_000);
+    const interactive = { scope: SCOPE, kind: 'manual_handoff' as const, subjectId: handoff.id, expiresAt };
+    const readOnly = { scope: SCOPE, kind: 'live_session' as const, subjectId: authorization.id, expiresAt };
+    const interactiveUrl = await resolve.execute(interactive);
+    const readOnlyUrl = await resolve.execute(readOnly);
+    expect(interactiveUrl).toEqual(expect.any(String));
+    expect(readOnlyUrl).toEqual(expect.any(String));
+    expect(readOnlyUrl).not.toBe(interactiveUrl);
+    // Another tenant's grant can never name this handoff.
+    expect(await resolve.execute({ ...interactive, scope: OTHER_SCOPE })).toBeNull();
+
+    await complete(handoff);
+    expect(await resolve.execute(interactive)).toBeNull();
+    expect(await resolve.execute(readOnly)).toBeNull();
+  });
+
   it('refuses a live-session grant when there is no live session', async () => {
     const authorization = await h.authorizationIn('processing');
     const result = new CreateLiveSessionGrantUseCase(h.deps).execute(SCOPE, {
       authorizationId: authorization.id,
     });
     await expect(result).rejects.toMatchObject({
-      code: 'invalid_transition',
-      details: { reason: 'live_session_unavailable' },
+      code: 'live_session_not_available',
+      details: { authorizationId: authorization.id },
     });
   });
 });

@@ -1,4 +1,4 @@
-import type { Environment } from '@prior-auth/domain';
+import type { AccessGrantOpeningOutcome, Environment, GrantKind } from '@prior-auth/domain';
 import { EntitySchema } from 'typeorm';
 
 /** A row of `audit_log`: append-only (a trigger refuses UPDATE, DELETE and TRUNCATE). Ids and codes only. */
@@ -21,23 +21,26 @@ export interface AccessGrantRow {
   organization_id: string;
   environment: Environment;
   id: string;
-  kind: 'manual_handoff' | 'live_session';
+  kind: GrantKind;
   subject_id: string;
   expires_at: Date;
   revoked_at: Date | null;
   created_at: Date;
 }
 
-export type AccessGrantOpeningOutcome = 'redirected' | 'expired' | 'revoked' | 'subject_inactive';
-
-/** A row of `access_grant_openings`: every attempt to open a grant URL, audited. */
+/**
+ * A row of `access_grant_openings`: every attempt to open a grant URL, audited. Only an `invalid` attempt
+ * lacks the tenant and grant (its token names none that can be trusted).
+ */
 export interface AccessGrantOpeningRow {
   id: string;
-  organization_id: string;
-  environment: Environment;
-  grant_id: string;
+  organization_id: string | null;
+  environment: Environment | null;
+  grant_id: string | null;
   opened_at: Date;
   outcome: AccessGrantOpeningOutcome;
+  client_address: string | null;
+  user_agent: string | null;
 }
 
 export const AuditLogEntity = new EntitySchema<AuditLogRow>({
@@ -78,11 +81,13 @@ export const AccessGrantOpeningEntity = new EntitySchema<AccessGrantOpeningRow>(
   tableName: 'access_grant_openings',
   columns: {
     id: { type: 'bigint', primary: true, generated: 'increment' },
-    organization_id: { type: 'text' },
-    environment: { type: 'text' },
-    grant_id: { type: 'text' },
+    organization_id: { type: 'text', nullable: true },
+    environment: { type: 'text', nullable: true },
+    grant_id: { type: 'text', nullable: true },
     opened_at: { type: 'timestamptz' },
     outcome: { type: 'text' },
+    client_address: { type: 'text', nullable: true },
+    user_agent: { type: 'text', nullable: true },
   },
 });
 

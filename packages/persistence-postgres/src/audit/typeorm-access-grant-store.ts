@@ -1,21 +1,22 @@
-import type { GrantKind, TenantScope } from '@prior-auth/domain';
+import type {
+  AccessGrantLedger,
+  AccessGrantOpening,
+  AccessGrantRecord,
+  TenantScope,
+} from '@prior-auth/domain';
 import type { DataSource, EntityManager } from 'typeorm';
 import { translateDatabaseError } from '../database/database-errors';
 import { TransactionContext } from '../unit-of-work/transaction-context';
-import { runSql } from '../unit-of-work/sql';
+import { insertStatement, rowTable, runSql } from '../unit-of-work/sql';
 import { tenantParameters } from '../unit-of-work/tenant-bound';
-import type { AccessGrantOpeningOutcome, AccessGrantRow } from './audit-log.entity';
+import {
+  AccessGrantOpeningEntity,
+  type AccessGrantOpeningRow,
+  type AccessGrantRow,
+} from './audit-log.entity';
 import { TypeOrmAuditLog } from './typeorm-audit-log';
 
-export interface AccessGrantRecord {
-  id: string;
-  scope: TenantScope;
-  kind: GrantKind;
-  subjectId: string;
-  expiresAt: Date;
-  revokedAt: Date | null;
-  createdAt: Date;
-}
+const ACCESS_GRANT_OPENINGS = rowTable(AccessGrantOpeningEntity);
 
 const toRecord = (row: AccessGrantRow): AccessGrantRecord => ({
   id: row.id,
@@ -28,10 +29,11 @@ const toRecord = (row: AccessGrantRow): AccessGrantRecord => ({
 });
 
 /**
- * Storage for the grants adapter: issued access grants (never their URLs) and every opening, each opening
- * also written to the audit log in the same transaction. Joins the ambient transaction when there is one.
+ * Storage for the grants adapter: issued access grants (never their URLs) and every opening, each opening of
+ * a known grant also written to the audit log in the same transaction. Joins the ambient transaction when
+ * there is one.
  */
-export class TypeOrmAccessGrantStore {
+export class TypeOrmAccessGrantStore implements AccessGrantLedger {
   constructor(private readonly dataSource: DataSource) {}
 
   async record(grant: Omit<AccessGrantRecord, 'revokedAt'>): Promise<void> {
@@ -52,43 +54,50 @@ export class TypeOrmAccessGrantStore {
     );
   }
 
-  async find(scope: TenantScope, id: string): Promise<AccessGrantRecord | null> {
+  /**
+   * By id alone: the caller holds a verified token naming the grant, not a tenant. Ids are random; should two
+   * tenants ever share one, neither is returned rather than guessing.
+   */
+  async find(id: string): Promise<AccessGrantRecord | null> {
     const { rows } = await this.run((manager) =>
-      runSql<AccessGrantRow>(
-        manager,
-        'SELECT * FROM access_grants WHERE organization_id = $1 AND environment = $2 AND id = $3',
-        [...tenantParameters(scope), id],
-      ),
+      runSql<AccessGrantRow>(manager, 'SELECT * FROM access_grants WHERE id = $1 LIMIT 2', [id]),
     );
-    return rows[0] === undefined ? null : toRecord(rows[0]);
+    return rows.length === 1 && rows[0] !== undefined ? toRecord(rows[0]) : null;
   }
 
-  /** Revokes the subject's grants that are still live; returns how many. */
-  async revokeForSubject(scope: TenantScope, subjectId: string, now: Date): Promise<number> {
+  /** Revokes the subject's grants that are still live; returns how many. Subject ids are globally unique. */
+  async revokeForSubject(subjectId: string, now: Date): Promise<number> {
     const { rowCount } = await this.run((manager) =>
       runSql(
         manager,
-        `UPDATE access_grants SET revoked_at = $4
-         WHERE organization_id = $1 AND environment = $2 AND subject_id = $3 AND revoked_at IS NULL AND expires_at > $4`,
-        [...tenantParameters(scope), subjectId, now],
+        `UPDATE access_grants SET revoked_at = $2
+         WHERE subject_id = $1 AND revoked_at IS NULL AND expires_at > $2`,
+        [subjectId, now],
       ),
     );
     return rowCount;
   }
 
-  /** Audits one attempt to open a grant, whatever its outcome. */
-  async recordOpening(
-    grant: Pick<AccessGrantRecord, 'id' | 'scope' | 'kind' | 'subjectId'>,
-    outcome: AccessGrantOpeningOutcome,
-    openedAt: Date,
-  ): Promise<void> {
+  /**
+   * Audits one attempt to open a grant, whatever its outcome. An opening of a known grant is also an audit-log
+   * entry of the grant's tenant; an invalid one has no tenant, so it is kept only among the openings.
+   */
+  async recordOpening(opening: AccessGrantOpening): Promise<void> {
+    const { grant, outcome, client, openedAt } = opening;
+    const scope: TenantScope | null = grant?.scope ?? null;
+    const row = {
+      organization_id: scope?.organizationId ?? null,
+      environment: scope?.environment ?? null,
+      grant_id: grant?.id ?? null,
+      opened_at: openedAt,
+      outcome,
+      client_address: client.address,
+      user_agent: client.userAgent,
+    } as AccessGrantOpeningRow;
     await this.run(async (manager) => {
-      await runSql(
-        manager,
-        `INSERT INTO access_grant_openings (organization_id, environment, grant_id, opened_at, outcome)
-         VALUES ($1, $2, $3, $4, $5)`,
-        [...tenantParameters(grant.scope), grant.id, openedAt, outcome],
-      );
+      const insert = insertStatement(ACCESS_GRANT_OPENINGS, [row]);
+      await runSql(manager, insert.sql, insert.parameters);
+      if (grant === null) return;
       await new TypeOrmAuditLog(manager).append([
         {
           scope: grant.scope,
@@ -97,7 +106,7 @@ export class TypeOrmAccessGrantStore {
           action: `access_grant.${outcome}`,
           subjectType: grant.kind,
           subjectId: grant.subjectId,
-          details: { grantId: grant.id },
+          details: { grantId: grant.id, clientAddress: client.address, userAgent: client.userAgent },
         },
       ]);
     });

@@ -21,12 +21,18 @@ export class AccessGrantOpeningAudit1763742000000 implements MigrationInterface 
           CHECK (outcome IN ('redirected', 'expired', 'revoked', 'subject_inactive', 'invalid')),
         ADD CONSTRAINT access_grant_openings_names_grant_check
           CHECK (outcome = 'invalid' OR (organization_id IS NOT NULL AND environment IS NOT NULL AND grant_id IS NOT NULL))`);
+    // A verified token names its grant by id alone, and revocation goes by subject alone (ids are unique).
+    await q.query('CREATE UNIQUE INDEX access_grants_id_idx ON access_grants (id)');
+    await q.query(`CREATE INDEX access_grants_live_subject_idx
+      ON access_grants (subject_id) WHERE revoked_at IS NULL`);
     await q.query(`CREATE INDEX access_grant_openings_invalid_idx
       ON access_grant_openings (opened_at) WHERE outcome = 'invalid'`);
   }
 
   async down(q: QueryRunner): Promise<void> {
     await q.query('DROP INDEX access_grant_openings_invalid_idx');
+    await q.query('DROP INDEX access_grants_live_subject_idx');
+    await q.query('DROP INDEX access_grants_id_idx');
     await q.query(`DELETE FROM access_grant_openings WHERE outcome = 'invalid'`);
     await q.query(`
       ALTER TABLE access_grant_openings

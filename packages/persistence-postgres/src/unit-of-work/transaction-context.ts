@@ -48,6 +48,14 @@ export class TransactionContext {
     return ambient;
   }
 
+  /**
+   * Makes `manager`'s open transaction ambient for `work`, so adapters called from inside it (the grant ledger,
+   * the runtime-session ledger) join it instead of committing on a second connection.
+   */
+  static within<T>(ambient: AmbientTransaction, work: () => Promise<T>): Promise<T> {
+    return storage.run(ambient, work);
+  }
+
   /** Runs `work` outside any ambient transaction, for writes that must be visible at once (idempotency claims). */
   static detached<T>(work: () => Promise<T>): Promise<T> {
     return storage.exit(work);

@@ -42,7 +42,12 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
           work(this.ports(manager, scope, ambient.metadata)),
         );
       }
-      return await this.dataSource.transaction((manager) => work(this.ports(manager, scope, {})));
+      // Ambient for the work's duration: ports outside TransactionalPorts (grants, runtime sessions) join it.
+      return await this.dataSource.transaction((manager) =>
+        TransactionContext.within({ dataSource: this.dataSource, manager, metadata: {} }, () =>
+          work(this.ports(manager, scope, {})),
+        ),
+      );
     } catch (error) {
       throw translateDatabaseError(error);
     }

@@ -1,0 +1,262 @@
+import type {
+  CompleteManualHandoffUseCase,
+  CreateLiveSessionGrantUseCase,
+  CreateManualHandoffAccessGrantUseCase,
+  CreateManualHandoffUseCase,
+  GetAuthorizationUseCase,
+  GetLiveSessionUseCase,
+  GetManualHandoffUseCase,
+  ListManualHandoffsUseCase,
+  ManualHandoffWithAuthorization,
+  RevokeManualHandoffUseCase,
+  UnableToCompleteManualHandoffUseCase,
+} from '@prior-auth/domain';
+import type { Request, Response } from 'express';
+import { inject, injectable } from 'inversify';
+import { CommandRunner, type CommandResult } from '../http/command-runner';
+import { idempotencyKey, requiredIfMatch } from '../http/preconditions';
+import { scopeOf } from '../http/request-context';
+import { assertEmptyBody, assertEmptyQuery, validateAll, validateInput } from '../http/validation';
+import { TOKENS } from '../tokens';
+import {
+  handoffEtag,
+  presentLiveSession,
+  presentLiveSessionAccessGrant,
+  presentManualHandoff,
+  presentManualHandoffAccessGrant,
+} from './manual-handoff.presenter';
+import {
+  CompleteManualHandoffRequest,
+  RevokeManualHandoffRequest,
+  UnableToCompleteManualHandoffRequest,
+  textOrNull,
+} from './manual-handoff.request';
+
+/** Every manual-handoff and live-session use case the API drives; built once in the composition root. */
+export interface ManualHandoffUseCases {
+  getAuthorization: GetAuthorizationUseCase;
+  create: CreateManualHandoffUseCase;
+  get: GetManualHandoffUseCase;
+  list: ListManualHandoffsUseCase;
+  complete: CompleteManualHandoffUseCase;
+  unableToComplete: UnableToCompleteManualHandoffUseCase;
+  revoke: RevokeManualHandoffUseCase;
+  createAccessGrant: CreateManualHandoffAccessGrantUseCase;
+  getLiveSession: GetLiveSessionUseCase;
+  createLiveSessionGrant: CreateLiveSessionGrantUseCase;
+}
+
+const param = (req: Request, name: string): string => String(req.params[name]);
+
+const handoffResult = (
+  status: number,
+  { handoff, authorization }: ManualHandoffWithAuthorization,
+  headers: Record<string, string> = {},
+): CommandResult => ({
+  status,
+  headers: { ...headers, ETag: handoffEtag(handoff) },
+  body: presentManualHandoff(handoff, authorization),
+});
+
+/**
+ * Manual handoffs and live-session grants of one authorization (decisions 0007 and 0014), on both path
+ * families. Same order as every command: validation (422, never stored), If-Match syntax only once the
+ * resource is known to exist for the tenant (else 404), then the idempotent command.
+ */
+@injectable()
+export class ManualHandoffController {
+  constructor(
+    @inject(TOKENS.ManualHandoffUseCases) private readonly useCases: ManualHandoffUseCases,
+    @inject(CommandRunner) private readonly commands: CommandRunner,
+  ) {}
+
+  async create(req: Request, res: Response): Promise<void> {
+    const scope = scopeOf(req);
+    const authorizationId = param(req, 'authorizationId');
+    const [key] = validateAll(
+      () => idempotencyKey(req, true),
+      () => assertEmptyBody(req.body),
+    );
+    // The handoff does not exist yet: If-Match is the authorization's version (decision 0007).
+    const expectedVersion = await this.precondition(req, () =>
+      this.useCases.getAuthorization.execute(scope, { authorizationId }),
+    );
+    await this.commands.run(
+      req,
+      res,
+      {
+        operation: 'manual_handoffs.create',
+        idempotencyKey: key,
+        params: { authorizationId },
+        body: req.body,
+        ifMatch: expectedVersion,
+      },
+      async () => {
+        const created = await this.useCases.create.execute(scope, { authorizationId, expectedVersion });
+        return handoffResult(201, created, {
+          Location: `${req.baseUrl}/${authorizationId}/manual-handoffs/${created.handoff.id}`,
+        });
+      },
+    );
+  }
+
+  async list(req: Request, res: Response): Promise<void> {
+    assertEmptyQuery(req.query);
+    const { authorization, handoffs } = await this.useCases.list.execute(scopeOf(req), {
+      authorizationId: param(req, 'authorizationId'),
+    });
+    res.json({
+      data: handoffs.map((handoff) => presentManualHandoff(handoff, authorization)),
+      // One handoff per payer interaction: an authorization's handoffs always fit in one page.
+      pagination: { nextCursor: null },
+    });
+  }
+
+  async retrieve(req: Request, res: Response): Promise<void> {
+    const found = await this.useCases.get.execute(scopeOf(req), this.handoffRef(req));
+    res.setHeader('ETag', handoffEtag(found.handoff));
+    res.json(presentManualHandoff(found.handoff, found.authorization));
+  }
+
+  async complete(req: Request, res: Response): Promise<void> {
+    const [key, body] = validateAll(
+      () => idempotencyKey(req, true),
+      () => validateInput(CompleteManualHandoffRequest, req.body, 'body'),
+    );
+    await this.handoffCommand(req, res, 'manual_handoffs.complete', key, (command) =>
+      this.useCases.complete.execute(scopeOf(req), {
+        ...command,
+        reportedOutcome: body.reportedOutcome,
+        observedReferenceNumber: textOrNull(body.observedReferenceNumber),
+        operatorNotes: textOrNull(body.operatorNotes),
+      }),
+    );
+  }
+
+  async unableToComplete(req: Request, res: Response): Promise<void> {
+    const [key, body] = validateAll(
+      () => idempotencyKey(req, true),
+      () => validateInput(UnableToCompleteManualHandoffRequest, req.body, 'body'),
+    );
+    await this.handoffCommand(req, res, 'manual_handoffs.unable_to_complete', key, (command) =>
+      this.useCases.unableToComplete.execute(scopeOf(req), {
+        ...command,
+        reason: body.reason,
+        operatorNotes: textOrNull(body.operatorNotes),
+      }),
+    );
+  }
+
+  async revoke(req: Request, res: Response): Promise<void> {
+    const [key, body] = validateAll(
+      () => idempotencyKey(req, true),
+      () => validateInput(RevokeManualHandoffRequest, req.body, 'body'),
+    );
+    await this.handoffCommand(req, res, 'manual_handoffs.revoke', key, (command) =>
+      this.useCases.revoke.execute(scopeOf(req), {
+        ...command,
+        reason: body.reason.trim(),
+        notes: textOrNull(body.notes),
+      }),
+    );
+  }
+
+  async createAccessGrant(req: Request, res: Response): Promise<void> {
+    const scope = scopeOf(req);
+    const ref = this.handoffRef(req);
+    const [key] = validateAll(
+      () => idempotencyKey(req, true),
+      () => assertEmptyBody(req.body),
+    );
+    await this.commands.run(
+      req,
+      res,
+      {
+        operation: 'manual_handoffs.create_access_grant',
+        idempotencyKey: key,
+        params: ref,
+        body: req.body,
+        ifMatch: null,
+      },
+      async () => ({
+        status: 201,
+        headers: {},
+        body: presentManualHandoffAccessGrant(await this.useCases.createAccessGrant.execute(scope, ref)),
+      }),
+    );
+  }
+
+  async getLiveSession(req: Request, res: Response): Promise<void> {
+    assertEmptyQuery(req.query);
+    const { authorization, liveSession } = await this.useCases.getLiveSession.execute(scopeOf(req), {
+      authorizationId: param(req, 'authorizationId'),
+    });
+    res.json(presentLiveSession(authorization, liveSession));
+  }
+
+  async createLiveSessionGrant(req: Request, res: Response): Promise<void> {
+    const scope = scopeOf(req);
+    const authorizationId = param(req, 'authorizationId');
+    const [key] = validateAll(
+      () => idempotencyKey(req, true),
+      () => assertEmptyBody(req.body),
+    );
+    await this.commands.run(
+      req,
+      res,
+      {
+        operation: 'live_sessions.create_access_grant',
+        idempotencyKey: key,
+        params: { authorizationId },
+        body: req.body,
+        ifMatch: null,
+      },
+      async () => ({
+        status: 201,
+        headers: {},
+        body: presentLiveSessionAccessGrant(
+          await this.useCases.createLiveSessionGrant.execute(scope, { authorizationId }),
+        ),
+      }),
+    );
+  }
+
+  private handoffRef(req: Request): { authorizationId: string; manualHandoffId: string } {
+    return { authorizationId: param(req, 'authorizationId'), manualHandoffId: param(req, 'manualHandoffId') };
+  }
+
+  /** A command on an existing handoff: If-Match is the handoff's own version (its ETag). */
+  private async handoffCommand(
+    req: Request,
+    res: Response,
+    operation: string,
+    key: string | null,
+    work: (command: {
+      authorizationId: string;
+      manualHandoffId: string;
+      expectedVersion: number;
+    }) => Promise<ManualHandoffWithAuthorization>,
+  ): Promise<void> {
+    const ref = this.handoffRef(req);
+    const expectedVersion = await this.precondition(req, () => this.useCases.get.execute(scopeOf(req), ref));
+    await this.commands.run(
+      req,
+      res,
+      { operation, idempotencyKey: key, params: ref, body: req.body, ifMatch: expectedVersion },
+      async () => handoffResult(200, await work({ ...ref, expectedVersion })),
+    );
+  }
+
+  /**
+   * Decision 3: If-Match is checked after tenant scoping, so a missing or malformed header on a resource the
+   * caller cannot see is still 404. The extra read only happens on that error path.
+   */
+  private async precondition(req: Request, scoped: () => Promise<unknown>): Promise<number> {
+    try {
+      return requiredIfMatch(req);
+    } catch (error) {
+      await scoped();
+      throw error;
+    }
+  }
+}

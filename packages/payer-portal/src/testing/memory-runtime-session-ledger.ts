@@ -1,0 +1,41 @@
+import {
+  type NewRuntimeSession,
+  type RuntimeSessionLedger,
+  type RuntimeSessionRecord,
+  type TenantScope,
+} from '@prior-auth/domain';
+
+/** The ledger's contract in memory, for exercising the sandbox adapters without a database. */
+export class MemoryRuntimeSessionLedger implements RuntimeSessionLedger {
+  readonly rows = new Map<string, RuntimeSessionRecord>();
+
+  async create(session: NewRuntimeSession): Promise<void> {
+    if (this.rows.has(session.id)) throw new Error(`duplicate runtime session ${session.id}`);
+    this.rows.set(session.id, { ...session, scope: { ...session.scope }, endedAt: null });
+  }
+
+  async findLive(scope: TenantScope, authorizationId: string): Promise<RuntimeSessionRecord | null> {
+    const live = [...this.rows.values()]
+      .filter(
+        (row) =>
+          row.status !== 'ended' &&
+          row.authorizationId === authorizationId &&
+          row.scope.organizationId === scope.organizationId &&
+          row.scope.environment === scope.environment,
+      )
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1));
+    return live[0] === undefined ? null : { ...live[0] };
+  }
+
+  async find(sessionId: string): Promise<RuntimeSessionRecord | null> {
+    const row = this.rows.get(sessionId);
+    return row === undefined ? null : { ...row };
+  }
+
+  async end(sessionId: string, at: Date): Promise<boolean> {
+    const row = this.rows.get(sessionId);
+    if (row === undefined || row.status === 'ended') return false;
+    this.rows.set(sessionId, { ...row, status: 'ended', endedAt: at });
+    return true;
+  }
+}

@@ -1,0 +1,131 @@
+import type { NewRuntimeSession, TenantScope } from '@prior-auth/domain';
+import type { DataSource } from 'typeorm';
+import { arrange } from '../authorization/testing/authorization-builders';
+import { openTestDataSource } from '../database/test-database';
+import { TransactionContext } from '../unit-of-work/transaction-context';
+import { createTestTenant, testCursors, uniqueSuffix } from '../unit-of-work/testing/test-tenants';
+import { TypeOrmUnitOfWork } from '../unit-of-work/typeorm-unit-of-work';
+import { TypeOrmRuntimeSessionLedger } from './typeorm-runtime-session-ledger';
+
+let dataSource: DataSource;
+let unitOfWork: TypeOrmUnitOfWork;
+let ledger: TypeOrmRuntimeSessionLedger;
+
+beforeAll(async () => {
+  dataSource = await openTestDataSource(4);
+  unitOfWork = new TypeOrmUnitOfWork(dataSource, { cursors: testCursors() });
+  ledger = new TypeOrmRuntimeSessionLedger(dataSource);
+});
+afterAll(() => dataSource.destroy());
+
+const T0 = new Date('2026-03-02T09:00:00.000Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+
+/** A stored authorization waiting for a human: sessions reference their authorization. */
+async function storedAuthorization(scope: TenantScope): Promise<string> {
+  const arranged = arrange(scope, 'requires_action');
+  await unitOfWork.run(scope, async (tx) => {
+    for (const file of arranged.files) await tx.files.save(file);
+    await tx.authorizations.save(arranged.authorization);
+  });
+  return arranged.authorization.id;
+}
+
+const newSession = (
+  scope: TenantScope,
+  authorizationId: string,
+  createdAt = T0,
+): NewRuntimeSession & { status: 'active' } => ({
+  scope,
+  id: `rs_${uniqueSuffix()}`,
+  authorizationId,
+  provider: 'sandbox',
+  status: 'active',
+  createdAt,
+});
+
+describe('TypeOrmRuntimeSessionLedger', () => {
+  it('stores a session and finds it by id anywhere, and as live only within its tenant', async () => {
+    const scope = await createTestTenant(dataSource);
+    const other = await createTestTenant(dataSource);
+    const production: TenantScope = { ...scope, environment: 'production' };
+    const authorizationId = await storedAuthorization(scope);
+    const session = newSession(scope, authorizationId);
+    await ledger.create(session);
+
+    const stored = { ...session, endedAt: null };
+    expect(await ledger.find(session.id)).toEqual(stored);
+    expect(await ledger.findLive(scope, authorizationId)).toEqual(stored);
+    expect(await ledger.findLive(other, authorizationId)).toBeNull();
+    expect(await ledger.findLive(production, authorizationId)).toBeNull();
+    expect(await ledger.find(`rs_${uniqueSuffix()}`)).toBeNull();
+  });
+
+  it('treats the newest session not ended as live, and ends a session once', async () => {
+    const scope = await createTestTenant(dataSource);
+    const authorizationId = await storedAuthorization(scope);
+    const first = newSession(scope, authorizationId, at(0));
+    const second = newSession(scope, authorizationId, at(60_000));
+    await ledger.create(first);
+    await ledger.create(second);
+    expect((await ledger.findLive(scope, authorizationId))?.id).toBe(second.id);
+
+    expect(await ledger.end(second.id, at(120_000))).toBe(true);
+    expect(await ledger.end(second.id, at(180_000))).toBe(false);
+    expect(await ledger.find(second.id)).toMatchObject({ status: 'ended', endedAt: at(120_000) });
+    expect((await ledger.findLive(scope, authorizationId))?.id).toBe(first.id);
+
+    expect(await ledger.end(first.id, at(240_000))).toBe(true);
+    expect(await ledger.findLive(scope, authorizationId)).toBeNull();
+    expect(await ledger.end(`rs_${uniqueSuffix()}`, at(240_000))).toBe(false);
+  });
+
+  it('refuses a session for an authorization its tenant does not have', async () => {
+    const scope = await createTestTenant(dataSource);
+    const other = await createTestTenant(dataSource);
+    const authorizationId = await storedAuthorization(scope);
+    await expect(ledger.create(newSession(other, authorizationId))).rejects.toThrow();
+  });
+
+  it('joins the ambient transaction: a session created in a unit of work that fails rolls back with it', async () => {
+    const scope = await createTestTenant(dataSource);
+    const authorizationId = await storedAuthorization(scope);
+    const transactions = new TransactionContext(dataSource);
+    const failed = newSession(scope, authorizationId, at(0));
+    const kept = newSession(scope, authorizationId, at(1_000));
+
+    await transactions.run(async () => {
+      const attempt = unitOfWork.run(scope, async () => {
+        await ledger.create(failed);
+        // Visible inside the transaction that created it...
+        expect(await ledger.find(failed.id)).not.toBeNull();
+        throw new Error('handoff could not be saved');
+      });
+      await expect(attempt).rejects.toThrow('handoff could not be saved');
+      // ...and gone with the unit of work, while the ambient transaction stays usable.
+      expect(await ledger.find(failed.id)).toBeNull();
+      await unitOfWork.run(scope, () => ledger.create(kept));
+    });
+    expect(await ledger.find(failed.id)).toBeNull();
+    expect((await ledger.findLive(scope, authorizationId))?.id).toBe(kept.id);
+
+    // A unit of work run on its own is the ambient transaction for the ports it calls.
+    const alone = newSession(scope, authorizationId, at(1_500));
+    await expect(
+      unitOfWork.run(scope, async () => {
+        await ledger.create(alone);
+        throw new Error('handoff could not be saved');
+      }),
+    ).rejects.toThrow('handoff could not be saved');
+    expect(await ledger.find(alone.id)).toBeNull();
+
+    const rolledBack = newSession(scope, authorizationId, at(2_000));
+    await expect(
+      transactions.run(async () => {
+        await ledger.create(rolledBack);
+        throw new Error('request failed');
+      }),
+    ).rejects.toThrow('request failed');
+    expect(await ledger.find(rolledBack.id)).toBeNull();
+  });
+});

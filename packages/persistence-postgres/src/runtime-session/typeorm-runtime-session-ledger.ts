@@ -1,0 +1,106 @@
+import type {
+  Environment,
+  LiveSessionStatus,
+  NewRuntimeSession,
+  RuntimeSessionLedger,
+  RuntimeSessionRecord,
+  TenantScope,
+} from '@prior-auth/domain';
+import type { DataSource, EntityManager } from 'typeorm';
+import { translateDatabaseError } from '../database/database-errors';
+import { TransactionContext } from '../unit-of-work/transaction-context';
+import { runSql } from '../unit-of-work/sql';
+import { tenantParameters } from '../unit-of-work/tenant-bound';
+
+/** A row of `runtime_sessions`. */
+interface RuntimeSessionRow {
+  organization_id: string;
+  environment: Environment;
+  id: string;
+  authorization_id: string;
+  provider: string;
+  status: LiveSessionStatus;
+  created_at: Date;
+  ended_at: Date | null;
+}
+
+const toRecord = (row: RuntimeSessionRow): RuntimeSessionRecord => ({
+  scope: { organizationId: row.organization_id, environment: row.environment },
+  id: row.id,
+  authorizationId: row.authorization_id,
+  provider: row.provider,
+  status: row.status,
+  createdAt: row.created_at,
+  endedAt: row.ended_at,
+});
+
+/**
+ * Runtime sessions in the shared database, so any API or worker process can answer, release or open a
+ * session another one provisioned. Joins the ambient transaction when there is one: a session provisioned
+ * while a handoff is created then rolls back with the handoff.
+ */
+export class TypeOrmRuntimeSessionLedger implements RuntimeSessionLedger {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async create(session: NewRuntimeSession): Promise<void> {
+    await this.run((manager) =>
+      runSql(
+        manager,
+        `INSERT INTO runtime_sessions
+           (organization_id, environment, id, authorization_id, provider, status, created_at, ended_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, NULL)`,
+        [
+          ...tenantParameters(session.scope),
+          session.id,
+          session.authorizationId,
+          session.provider,
+          session.status,
+          session.createdAt,
+        ],
+      ),
+    );
+  }
+
+  async findLive(scope: TenantScope, authorizationId: string): Promise<RuntimeSessionRecord | null> {
+    const { rows } = await this.run((manager) =>
+      runSql<RuntimeSessionRow>(
+        manager,
+        // Served by the partial index runtime_sessions_live_idx; id breaks ties between equal start times.
+        `SELECT * FROM runtime_sessions
+         WHERE organization_id = $1 AND environment = $2 AND authorization_id = $3 AND status <> 'ended'
+         ORDER BY created_at DESC, id DESC
+         LIMIT 1`,
+        [...tenantParameters(scope), authorizationId],
+      ),
+    );
+    return rows[0] === undefined ? null : toRecord(rows[0]);
+  }
+
+  async find(sessionId: string): Promise<RuntimeSessionRecord | null> {
+    const { rows } = await this.run((manager) =>
+      runSql<RuntimeSessionRow>(manager, 'SELECT * FROM runtime_sessions WHERE id = $1', [sessionId]),
+    );
+    return rows[0] === undefined ? null : toRecord(rows[0]);
+  }
+
+  async end(sessionId: string, at: Date): Promise<boolean> {
+    const { rowCount } = await this.run((manager) =>
+      runSql(
+        manager,
+        `UPDATE runtime_sessions SET status = 'ended', ended_at = $2 WHERE id = $1 AND status <> 'ended'`,
+        [sessionId, at],
+      ),
+    );
+    return rowCount > 0;
+  }
+
+  /** Single statements need no transaction of their own; outside an ambient one each commits at once. */
+  private async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const ambient = TransactionContext.current(this.dataSource);
+    try {
+      return await work(ambient?.manager ?? this.dataSource.manager);
+    } catch (error) {
+      throw translateDatabaseError(error);
+    }
+  }
+}
