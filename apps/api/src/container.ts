@@ -29,7 +29,13 @@ import {
 } from '@prior-auth/domain';
 import { AccessGrantGate, SignedAccessGrants } from '@prior-auth/grants';
 import { SandboxRuntimeSessions, SandboxSessionPage } from '@prior-auth/payer-portal';
-import { RandomIdGenerator, TokenSigner, type AppConfig, type Logger } from '@prior-auth/platform';
+import {
+  publicBaseUrl,
+  RandomIdGenerator,
+  TokenSigner,
+  type AppConfig,
+  type Logger,
+} from '@prior-auth/platform';
 import {
   KeysetCursors,
   PostgresIdempotencyStore,
@@ -50,7 +56,7 @@ import {
 } from './authorization/authorization.controller';
 import { CatalogController } from './catalog/catalog.controller';
 import { SandboxController } from './sandbox/sandbox.controller';
-import { openBlobStorage, publicBaseUrl } from './files/blob-storage';
+import { openBlobStorage } from './files/blob-storage';
 import { FileController, type FileUseCases } from './files/file.controller';
 import { HealthController } from './health/health.controller';
 import { CommandRunner } from './http/command-runner';

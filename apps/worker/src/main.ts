@@ -1,8 +1,22 @@
-import { SandboxPayerPortal } from '@prior-auth/payer-portal';
-import { bootstrapDatabase } from '@prior-auth/persistence-postgres';
-import { ConfigError, createLogger, dataDir, loadConfig, onShutdownSignal } from '@prior-auth/platform';
+import { randomBytes } from 'node:crypto';
+import { SignedAccessGrants } from '@prior-auth/grants';
+import { SandboxPayerPortal, SandboxRuntimeSessions } from '@prior-auth/payer-portal';
+import {
+  bootstrapDatabase,
+  TypeOrmAccessGrantStore,
+  TypeOrmRuntimeSessionLedger,
+} from '@prior-auth/persistence-postgres';
+import {
+  ConfigError,
+  createLogger,
+  dataDir,
+  loadConfig,
+  onShutdownSignal,
+  publicBaseUrl,
+  RandomIdGenerator,
+  TokenSigner,
+} from '@prior-auth/platform';
 import { createWorker, sandboxPipelineSettings } from './composition';
-import { NotYetAvailableGrantIssuer, NotYetAvailableRuntimeSessions } from './unbuilt-adapters';
 
 /**
  * The worker process: claims pipeline jobs from the shared database and runs them. Any number of workers may
@@ -38,6 +52,13 @@ async function main(): Promise<void> {
     decisionDelayMs: config.SANDBOX_DECISION_DELAY_SECONDS * 1_000,
     latencyMs: config.SANDBOX_PORTAL_LATENCY_MS,
   });
+  // The worker revokes grants and releases sessions (handoff expiry); it never hands a URL out, so without a
+  // configured secret a random one is as good as any.
+  const signingSecret = config.SIGNING_SECRET ?? randomBytes(32).toString('hex');
+  const signer = new TokenSigner(signingSecret);
+  const clock = { now: () => new Date() };
+  const ids = new RandomIdGenerator();
+  const baseUrl = publicBaseUrl(config);
   const worker = createWorker({
     dataSource: database.dataSource,
     databaseUrl: database.url,
@@ -47,9 +68,21 @@ async function main(): Promise<void> {
     pollIntervalMs: config.WORKER_POLL_INTERVAL_MS,
     portals: { sandbox },
     pipelineSettings: { sandbox: sandboxPipelineSettings(sandbox.decisionDelayMs) },
-    grantIssuer: new NotYetAvailableGrantIssuer(),
-    runtimeSessions: new NotYetAvailableRuntimeSessions(),
-    signingSecret: config.SIGNING_SECRET,
+    grantIssuer: new SignedAccessGrants({
+      ledger: new TypeOrmAccessGrantStore(database.dataSource),
+      signer,
+      baseUrl,
+      clock,
+      ids,
+    }),
+    runtimeSessions: new SandboxRuntimeSessions({
+      ledger: new TypeOrmRuntimeSessionLedger(database.dataSource),
+      signer,
+      baseUrl,
+      clock,
+      ids,
+    }),
+    signingSecret,
   });
   await worker.start();
   logger.info(

@@ -74,3 +74,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   return parsed.data;
 }
+
+/**
+ * Where clients reach the API: `PUBLIC_BASE_URL`, or the API's own address on this machine. Signed URLs the
+ * service hands out (file bytes, access grants, sandbox sessions) start with it.
+ */
+export const publicBaseUrl = (config: AppConfig): string =>
+  config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`;

@@ -1,15 +1,12 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createBlobStore, type BlobStorage } from '@prior-auth/blob-storage';
-import { dataDir, type AppConfig } from '@prior-auth/platform';
+import { dataDir, publicBaseUrl, type AppConfig } from '@prior-auth/platform';
 
 /** `BLOB_STORAGE_URL`, or the embedded default: a `blobs` folder under the data directory. */
 export const blobStorageUrl = (config: AppConfig): string =>
   config.BLOB_STORAGE_URL ?? pathToFileURL(join(dataDir(), 'blobs')).href;
 
-/** `PUBLIC_BASE_URL`, or the API's own address on this machine. */
-export const publicBaseUrl = (config: AppConfig): string =>
-  config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`;
 
 /**
  * The BlobStore adapter the configuration names (ADR 0006): the filesystem (whose signed URLs point at this

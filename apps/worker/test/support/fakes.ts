@@ -1,10 +1,4 @@
-import {
-  type BlobStore,
-  type GrantIssuer,
-  type IssuedGrant,
-  type LiveSessionView,
-  type RuntimeSessions,
-} from '@prior-auth/domain';
+import { type BlobStore } from '@prior-auth/domain';
 import { type WorkerLogger } from '../../src/worker';
 
 /** The bytes every "uploaded" file holds: the start of a PDF. */
@@ -20,35 +14,6 @@ export const pdfBlobStore: BlobStore = {
   promote: async () => undefined,
   delete: async () => undefined,
 };
-
-export class RecordingGrantIssuer implements GrantIssuer {
-  readonly revokedSubjects: string[] = [];
-
-  async issue(request: { subjectId: string; expiresAt: Date }): Promise<IssuedGrant> {
-    return { id: `grant_${request.subjectId}`, url: 'https://grants.test/g', expiresAt: request.expiresAt };
-  }
-
-  async revokeForSubject(subjectId: string): Promise<void> {
-    this.revokedSubjects.push(subjectId);
-  }
-}
-
-export class RecordingRuntimeSessions implements RuntimeSessions {
-  private next = 1;
-  readonly released: string[] = [];
-
-  async provision(): Promise<{ sessionId: string }> {
-    return { sessionId: `rs_test_${this.next++}` };
-  }
-
-  async liveView(): Promise<LiveSessionView | null> {
-    return null;
-  }
-
-  async release(sessionId: string): Promise<void> {
-    this.released.push(sessionId);
-  }
-}
 
 export interface LogEntry {
   level: 'debug' | 'info' | 'warn' | 'error';

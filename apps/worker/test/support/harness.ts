@@ -13,25 +13,31 @@ import {
   type DomainPorts,
   type Environment,
   type FinalSubmissionPolicy,
+  type GrantIssuer,
   type PayerPortal,
   type PipelineSettings,
   type QuestionnaireResponseItem,
+  type RuntimeSessions,
   type TemplateSelection,
   type TenantScope,
 } from '@prior-auth/domain';
 import {
   KeysetCursors,
   openTestDataSource,
+  TypeOrmAccessGrantStore,
   TypeOrmOrganizationDirectory,
   TypeOrmPayerCatalog,
   TypeOrmProviderRegistry,
+  TypeOrmRuntimeSessionLedger,
   TypeOrmUnitOfWork,
 } from '@prior-auth/persistence-postgres';
+import { SignedAccessGrants } from '@prior-auth/grants';
+import { SandboxRuntimeSessions } from '@prior-auth/payer-portal';
 import { RandomIdGenerator, TokenSigner } from '@prior-auth/platform';
 import { type DataSource } from 'typeorm';
 import { createWorker, type WorkerCompositionOptions } from '../../src/composition';
 import { type SettledJob, type Worker } from '../../src/worker';
-import { MemoryLogger, pdfBlobStore, RecordingGrantIssuer, RecordingRuntimeSessions } from './fakes';
+import { MemoryLogger, pdfBlobStore } from './fakes';
 
 export const NPI = '1234567893';
 
@@ -104,8 +110,9 @@ export type TestWorkerOptions = Partial<
  * and in-process workers, each on its own connection pool like a separate process.
  */
 export class Harness {
-  readonly grantIssuer = new RecordingGrantIssuer();
-  readonly runtimeSessions = new RecordingRuntimeSessions();
+  // The real adapters on the test database: grants and runtime sessions are rows any process can see.
+  readonly grantIssuer: GrantIssuer;
+  readonly runtimeSessions: RuntimeSessions;
   private readonly workers: TestWorker[] = [];
   private readonly useCases: ReturnType<typeof customerUseCases>;
 
@@ -115,6 +122,20 @@ export class Harness {
     readonly scope: TenantScope,
     readonly unitOfWork: TypeOrmUnitOfWork,
   ) {
+    const adapterOptions = {
+      signer: new TokenSigner(TEST_SIGNING_SECRET),
+      baseUrl: 'http://localhost:3000',
+      clock: { now: () => new Date() },
+      ids: new RandomIdGenerator(),
+    };
+    this.grantIssuer = new SignedAccessGrants({
+      ...adapterOptions,
+      ledger: new TypeOrmAccessGrantStore(dataSource),
+    });
+    this.runtimeSessions = new SandboxRuntimeSessions({
+      ...adapterOptions,
+      ledger: new TypeOrmRuntimeSessionLedger(dataSource),
+    });
     this.useCases = customerUseCases({
       unitOfWork,
       clock: { now: () => new Date() },
@@ -281,7 +302,7 @@ export class Harness {
       grantIssuer: this.grantIssuer,
       runtimeSessions: this.runtimeSessions,
       signingSecret: TEST_SIGNING_SECRET,
-      idempotencyPurgeIntervalMs: 0,
+      purgeIntervalMs: 0,
       retry: { baseDelayMs: 20, maxDelayMs: 200, jitter: false },
       pipelineSettings: { sandbox: FAST_SETTINGS, production: FAST_SETTINGS },
       ...rest,
