@@ -10,13 +10,12 @@ import {
   type GetAuthorizationUseCase,
   type ListAuthorizationsUseCase,
   type PatchAnswersUseCase,
-  type TenantScope,
 } from '@prior-auth/domain';
 import type { Request, Response } from 'express';
 import { inject, injectable } from 'inversify';
 import { CommandRunner, type CommandResult } from '../http/command-runner';
 import { parseLimit } from '../http/pagination';
-import { idempotencyKey, requiredIfMatch } from '../http/preconditions';
+import { idempotencyKey, ifMatchAfterScoping } from '../http/preconditions';
 import { scopeOf } from '../http/request-context';
 import { assertEmptyBody, validateAll, validateInput } from '../http/validation';
 import { TOKENS } from '../tokens';
@@ -234,25 +233,14 @@ export class AuthorizationController {
     params: Record<string, string> & { authorizationId: string },
     work: (expectedVersion: number) => Promise<Authorization>,
   ): Promise<void> {
-    const expectedVersion = await this.ifMatch(req, scopeOf(req), params.authorizationId);
+    const expectedVersion = await ifMatchAfterScoping(req, () =>
+      this.useCases.get.execute(scopeOf(req), { authorizationId: params.authorizationId }),
+    );
     await this.commands.run(
       req,
       res,
       { operation, idempotencyKey: key, params, body: req.body, ifMatch: expectedVersion },
       async () => authorizationResult(200, await work(expectedVersion)),
     );
-  }
-
-  /**
-   * Decision 3: the If-Match precondition comes after tenant scoping, so a missing or malformed header on an
-   * authorization the caller cannot see is still 404. The extra read only happens on that error path.
-   */
-  private async ifMatch(req: Request, scope: TenantScope, authorizationId: string): Promise<number> {
-    try {
-      return requiredIfMatch(req);
-    } catch (error) {
-      await this.useCases.get.execute(scope, { authorizationId });
-      throw error;
-    }
   }
 }

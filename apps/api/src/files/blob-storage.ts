@@ -7,7 +7,6 @@ import { dataDir, publicBaseUrl, type AppConfig } from '@prior-auth/platform';
 export const blobStorageUrl = (config: AppConfig): string =>
   config.BLOB_STORAGE_URL ?? pathToFileURL(join(dataDir(), 'blobs')).href;
 
-
 /**
  * The BlobStore adapter the configuration names (ADR 0006): the filesystem (whose signed URLs point at this
  * API's `/blobs/...` routes) or S3 (presigned URLs straight to the bucket). `now` moves the clock the signed

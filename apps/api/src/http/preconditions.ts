@@ -27,6 +27,20 @@ export function requiredIfMatch(req: Request): number {
   return Number(match[1]);
 }
 
+/**
+ * Decision 3: the If-Match precondition comes after tenant scoping, so a missing or malformed header on a
+ * resource the caller cannot see is still 404. `scopedRead` (which throws the not-found error) only runs on
+ * that error path.
+ */
+export async function ifMatchAfterScoping(req: Request, scopedRead: () => Promise<unknown>): Promise<number> {
+  try {
+    return requiredIfMatch(req);
+  } catch (error) {
+    await scopedRead();
+    throw error;
+  }
+}
+
 const PRINTABLE_ASCII = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
 
 /** Decision 4: 1–255 printable ASCII characters; required where the spec's listing says so. */

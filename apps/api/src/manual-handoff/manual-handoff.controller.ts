@@ -11,10 +11,11 @@ import type {
   RevokeManualHandoffUseCase,
   UnableToCompleteManualHandoffUseCase,
 } from '@prior-auth/domain';
+import type { ClassConstructor } from 'class-transformer';
 import type { Request, Response } from 'express';
 import { inject, injectable } from 'inversify';
 import { CommandRunner, type CommandResult } from '../http/command-runner';
-import { idempotencyKey, requiredIfMatch } from '../http/preconditions';
+import { idempotencyKey, ifMatchAfterScoping } from '../http/preconditions';
 import { scopeOf } from '../http/request-context';
 import { assertEmptyBody, assertEmptyQuery, validateAll, validateInput } from '../http/validation';
 import { TOKENS } from '../tokens';
@@ -78,7 +79,7 @@ export class ManualHandoffController {
       () => assertEmptyBody(req.body),
     );
     // The handoff does not exist yet: If-Match is the authorization's version (decision 0007).
-    const expectedVersion = await this.precondition(req, () =>
+    const expectedVersion = await ifMatchAfterScoping(req, () =>
       this.useCases.getAuthorization.execute(scope, { authorizationId }),
     );
     await this.commands.run(
@@ -119,42 +120,40 @@ export class ManualHandoffController {
   }
 
   async complete(req: Request, res: Response): Promise<void> {
-    const [key, body] = validateAll(
-      () => idempotencyKey(req, true),
-      () => validateInput(CompleteManualHandoffRequest, req.body, 'body'),
-    );
-    await this.handoffCommand(req, res, 'manual_handoffs.complete', key, (command) =>
-      this.useCases.complete.execute(scopeOf(req), {
-        ...command,
-        reportedOutcome: body.reportedOutcome,
-        observedReferenceNumber: textOrNull(body.observedReferenceNumber),
-        operatorNotes: textOrNull(body.operatorNotes),
-      }),
+    await this.handoffCommand(
+      req,
+      res,
+      'manual_handoffs.complete',
+      CompleteManualHandoffRequest,
+      (ref, body) =>
+        this.useCases.complete.execute(scopeOf(req), {
+          ...ref,
+          reportedOutcome: body.reportedOutcome,
+          observedReferenceNumber: textOrNull(body.observedReferenceNumber),
+          operatorNotes: textOrNull(body.operatorNotes),
+        }),
     );
   }
 
   async unableToComplete(req: Request, res: Response): Promise<void> {
-    const [key, body] = validateAll(
-      () => idempotencyKey(req, true),
-      () => validateInput(UnableToCompleteManualHandoffRequest, req.body, 'body'),
-    );
-    await this.handoffCommand(req, res, 'manual_handoffs.unable_to_complete', key, (command) =>
-      this.useCases.unableToComplete.execute(scopeOf(req), {
-        ...command,
-        reason: body.reason,
-        operatorNotes: textOrNull(body.operatorNotes),
-      }),
+    await this.handoffCommand(
+      req,
+      res,
+      'manual_handoffs.unable_to_complete',
+      UnableToCompleteManualHandoffRequest,
+      (ref, body) =>
+        this.useCases.unableToComplete.execute(scopeOf(req), {
+          ...ref,
+          reason: body.reason,
+          operatorNotes: textOrNull(body.operatorNotes),
+        }),
     );
   }
 
   async revoke(req: Request, res: Response): Promise<void> {
-    const [key, body] = validateAll(
-      () => idempotencyKey(req, true),
-      () => validateInput(RevokeManualHandoffRequest, req.body, 'body'),
-    );
-    await this.handoffCommand(req, res, 'manual_handoffs.revoke', key, (command) =>
+    await this.handoffCommand(req, res, 'manual_handoffs.revoke', RevokeManualHandoffRequest, (ref, body) =>
       this.useCases.revoke.execute(scopeOf(req), {
-        ...command,
+        ...ref,
         reason: body.reason.trim(),
         notes: textOrNull(body.notes),
       }),
@@ -225,38 +224,33 @@ export class ManualHandoffController {
     return { authorizationId: param(req, 'authorizationId'), manualHandoffId: param(req, 'manualHandoffId') };
   }
 
-  /** A command on an existing handoff: If-Match is the handoff's own version (its ETag). */
-  private async handoffCommand(
+  /**
+   * A command on an existing handoff: Idempotency-Key and body validation (422, together), If-Match (the
+   * handoff's own version, its ETag) after tenant scoping, then the idempotent run.
+   */
+  private async handoffCommand<B extends object>(
     req: Request,
     res: Response,
     operation: string,
-    key: string | null,
-    work: (command: {
-      authorizationId: string;
-      manualHandoffId: string;
-      expectedVersion: number;
-    }) => Promise<ManualHandoffWithAuthorization>,
+    dto: ClassConstructor<B>,
+    work: (
+      command: { authorizationId: string; manualHandoffId: string; expectedVersion: number },
+      body: B,
+    ) => Promise<ManualHandoffWithAuthorization>,
   ): Promise<void> {
+    const [key, body] = validateAll(
+      () => idempotencyKey(req, true),
+      () => validateInput(dto, req.body, 'body'),
+    );
     const ref = this.handoffRef(req);
-    const expectedVersion = await this.precondition(req, () => this.useCases.get.execute(scopeOf(req), ref));
+    const expectedVersion = await ifMatchAfterScoping(req, () =>
+      this.useCases.get.execute(scopeOf(req), ref),
+    );
     await this.commands.run(
       req,
       res,
       { operation, idempotencyKey: key, params: ref, body: req.body, ifMatch: expectedVersion },
-      async () => handoffResult(200, await work({ ...ref, expectedVersion })),
+      async () => handoffResult(200, await work({ ...ref, expectedVersion }, body)),
     );
-  }
-
-  /**
-   * Decision 3: If-Match is checked after tenant scoping, so a missing or malformed header on a resource the
-   * caller cannot see is still 404. The extra read only happens on that error path.
-   */
-  private async precondition(req: Request, scoped: () => Promise<unknown>): Promise<number> {
-    try {
-      return requiredIfMatch(req);
-    } catch (error) {
-      await scoped();
-      throw error;
-    }
   }
 }
