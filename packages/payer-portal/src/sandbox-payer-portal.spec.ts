@@ -37,6 +37,7 @@ const portalCase = (memberId: string | null, overrides: Partial<PortalCase> = {}
   },
   attachments: [],
   portalAuthMode: 'automated',
+  receipt: null,
   ...overrides,
 });
 
@@ -292,6 +293,24 @@ describe('SandboxPayerPortal', () => {
       const poll = await portal.pollDecision(caseOf(scenario));
       expect(poll).toMatchObject({ state: 'decided', decision: { outcome, receivedAt: NOW } });
       expect(await portal.pollDecision(caseOf(scenario))).toEqual(poll);
+    });
+
+    it('answers pending until the decision delay has passed since the receipt', async () => {
+      const receipt = (msAgo: number) => ({
+        receipt: { referenceNumber: 'SBX-1', receivedAt: new Date(NOW.getTime() - msAgo) },
+      });
+      const early = await portal.pollDecision(
+        portalCase('SBX-DENIED', receipt(DEFAULT_SANDBOX_DECISION_DELAY_MS - 1)),
+      );
+      expect(early).toEqual({ state: 'pending' });
+      const due = await portal.pollDecision(
+        portalCase('SBX-DENIED', receipt(DEFAULT_SANDBOX_DECISION_DELAY_MS)),
+      );
+      expect(due).toMatchObject({ state: 'decided', decision: { outcome: 'denied' } });
+      const instant = new SandboxPayerPortal({ decisionDelayMs: 0, clock: { now: () => NOW } });
+      expect(await instant.pollDecision(portalCase('SBX-DENIED', receipt(0)))).toMatchObject({
+        state: 'decided',
+      });
     });
 
     it('approved: an authorization number and a 180-day window', async () => {

@@ -24,9 +24,8 @@ import {
 
 export interface SandboxPayerPortalOptions {
   /**
-   * How long after the receipt the simulated payer decides (default 2 s). The port hands `pollDecision` no
-   * receipt time, so the sandbox answers at whatever poll it is asked; the composition root makes the first
-   * poll come this long after the receipt by using it as the pipeline's `decisionPollIntervalMs`.
+   * How long after the receipt the simulated payer decides (default 2 s): a poll before then answers
+   * `pending`. The worker also schedules its first poll this long after the receipt.
    */
   decisionDelayMs?: number;
   /** Simulated time every portal call takes (default 0). */
@@ -84,7 +83,9 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  *   of this key, or, in the `manual_handoff` scenario, the reference the sandbox portal's session page showed
  *   the operator for this authorization (`sandboxManualReferenceNumber`; case and outer spaces ignored). Any
  *   other reported reference is not found, so a mistyped or invented one never turns into a receipt.
- * - Decisions depend only on the scenario and, for `more_info`, on whether the requested document is attached.
+ * - Decisions depend only on the scenario and, for `more_info`, on whether the requested document is attached;
+ *   they are due `decisionDelayMs` after the case's receipt (`PortalCase.receipt`), and a poll before then
+ *   answers `pending`.
  */
 export class SandboxPayerPortal implements PayerPortal {
   readonly decisionDelayMs: number;
@@ -179,6 +180,13 @@ export class SandboxPayerPortal implements PayerPortal {
 
   async pollDecision(portalCase: PortalCase): Promise<DecisionPoll> {
     const scenario = await this.enter(portalCase);
+    const receivedAt = portalCase.receipt?.receivedAt;
+    if (
+      receivedAt !== undefined &&
+      this.clock.now().getTime() < receivedAt.getTime() + this.decisionDelayMs
+    ) {
+      return { state: 'pending' };
+    }
     switch (scenario) {
       case 'pending':
       case 'failed':

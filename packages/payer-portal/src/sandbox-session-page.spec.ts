@@ -110,6 +110,7 @@ const manualHandoffCase = (authorizationId: string): PortalCase => ({
   },
   attachments: [],
   portalAuthMode: 'automated',
+  receipt: null,
 });
 
 describe('SandboxSessionPage', () => {

@@ -33,6 +33,8 @@ export interface PortalCase {
   questionnaireResponse: QuestionnaireResponse;
   attachments: PortalCaseAttachment[];
   portalAuthMode: PortalAuthMode;
+  /** The payer's receipt of the current submission, once there is one (decisions are due relative to it). */
+  receipt: { referenceNumber: string | null; receivedAt: Date } | null;
 }
 
 /** What the portal asks for beyond the route's template. */

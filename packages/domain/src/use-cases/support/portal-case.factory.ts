@@ -38,6 +38,13 @@ export async function buildPortalCase(
     questionnaireResponse: state.questionnaireResponse,
     attachments,
     portalAuthMode: state.portalAuthMode,
+    receipt:
+      state.submission.payerReceipt === null
+        ? null
+        : {
+            referenceNumber: state.submission.payerReceipt.referenceNumber,
+            receivedAt: new Date(state.submission.payerReceipt.receivedAt),
+          },
   };
 }
 
