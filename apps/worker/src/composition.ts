@@ -15,13 +15,17 @@ import {
 } from '@prior-auth/persistence-postgres';
 import { RandomIdGenerator, TokenSigner } from '@prior-auth/platform';
 import { type DataSource } from 'typeorm';
-import { createJobHandlers } from './job-handlers';
+import { createGiveUpHandlers, createJobHandlers } from './job-handlers';
 import { PgJobWakeups } from './job-notifications';
 import { type RetryPolicy } from './retry-policy';
 import { type PeriodicTask, type SettledJob, Worker, type WorkerLogger } from './worker';
 
-/** Expired idempotency records (kept ≥ 24 h, decision 4) are purged this often by every worker. */
-export const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60_000;
+/**
+ * Every worker purges this often: expired idempotency records (kept ≥ 24 h, decision 4) and finished jobs
+ * past their retention (COMPLETED_JOB_RETENTION_MS, GIVEN_UP_JOB_RETENTION_MS). Both purges skip rows another
+ * worker is purging, so all workers may run them at once.
+ */
+export const PURGE_INTERVAL_MS = 10 * 60_000;
 
 /**
  * The sandbox re-polls a pending decision at least this often: with a decision delay of 0 a `pending` case
@@ -30,9 +34,8 @@ export const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60_000;
 export const MIN_SANDBOX_POLL_INTERVAL_MS = 1_000;
 
 /**
- * Pipeline timing for the sandbox. The port gives `pollDecision` no receipt time, so the sandbox payer
- * decides at the first poll it gets; polling `decisionDelayMs` after the receipt is what makes its decisions
- * arrive that long after the receipt.
+ * Pipeline timing for the sandbox: the sandbox payer decides `decisionDelayMs` after the receipt (earlier polls
+ * answer pending), so the first poll is scheduled then rather than wasted before.
  */
 export function sandboxPipelineSettings(decisionDelayMs: number): Partial<PipelineSettings> {
   return { decisionPollIntervalMs: Math.max(decisionDelayMs, MIN_SANDBOX_POLL_INTERVAL_MS) };
@@ -53,8 +56,8 @@ export interface WorkerCompositionOptions {
   runtimeSessions: RuntimeSessions;
   /** Only signs list cursors, which the worker never hands out; a random one is fine when absent. */
   signingSecret?: string;
-  /** 0 disables the purge (tests). */
-  idempotencyPurgeIntervalMs?: number;
+  /** How often the purges run (PURGE_INTERVAL_MS); 0 disables them (tests). */
+  purgeIntervalMs?: number;
   retry?: Partial<RetryPolicy>;
   workerId?: string;
   clock?: Clock;
@@ -79,19 +82,30 @@ export function createWorker(options: WorkerCompositionOptions): Worker {
     grantIssuer: options.grantIssuer,
     runtimeSessions: options.runtimeSessions,
   });
+  const giveUpHandlers = createGiveUpHandlers({
+    unitOfWork,
+    clock,
+    ids: new RandomIdGenerator(),
+    pipelineSettings: options.pipelineSettings,
+  });
+  const jobStore = new PostgresJobStore(options.dataSource);
   const periodicTasks: PeriodicTask[] = [];
-  const purgeEvery = options.idempotencyPurgeIntervalMs ?? IDEMPOTENCY_PURGE_INTERVAL_MS;
+  const purgeEvery = options.purgeIntervalMs ?? PURGE_INTERVAL_MS;
   if (purgeEvery > 0) {
     const idempotency = new PostgresIdempotencyStore(options.dataSource);
-    periodicTasks.push({
-      name: 'purge_expired_idempotency_records',
-      intervalMs: purgeEvery,
-      run: (now) => idempotency.purgeExpired(now),
-    });
+    periodicTasks.push(
+      {
+        name: 'purge_expired_idempotency_records',
+        intervalMs: purgeEvery,
+        run: (now) => idempotency.purgeExpired(now),
+      },
+      { name: 'purge_finished_jobs', intervalMs: purgeEvery, run: (now) => jobStore.purgeFinished(now) },
+    );
   }
   return new Worker({
-    jobStore: new PostgresJobStore(options.dataSource),
+    jobStore,
     handlers,
+    giveUpHandlers,
     logger: options.logger,
     concurrency: options.concurrency,
     leaseMs: options.leaseMs,

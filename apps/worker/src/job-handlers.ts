@@ -35,6 +35,30 @@ export interface JobResult {
 export type JobHandler = (job: ClaimedJob) => Promise<JobResult>;
 export type JobHandlers = Readonly<Record<string, JobHandler>>;
 
+export type GiveUpHandlerDependencies = Pick<
+  JobHandlerDependencies,
+  'unitOfWork' | 'clock' | 'ids' | 'pipelineSettings'
+>;
+
+/** A job the worker gives up, and what its give-up consequence may use. */
+export interface GiveUp {
+  /**
+   * `permanent_failure`: the job can never succeed as it is; `attempts_exhausted`: its final attempt failed;
+   * `lease_expired_on_final_attempt`: the worker running its final attempt vanished.
+   */
+  reason: 'permanent_failure' | 'attempts_exhausted' | 'lease_expired_on_final_attempt';
+  now: Date;
+  /** When follow-up work is due: the backoff another attempt would have had. */
+  retryAt: Date;
+}
+
+/**
+ * What giving up a job does to its case, run in the transaction that records the give-up (both commit or
+ * neither). Returns what it did, for logs.
+ */
+export type GiveUpHandler = (job: ClaimedJob, giveUp: GiveUp) => Promise<string>;
+export type GiveUpHandlers = Readonly<Record<string, GiveUpHandler>>;
+
 export interface JobHandlerDependencies {
   unitOfWork: UnitOfWork;
   clock: Clock;
@@ -83,6 +107,47 @@ export class UnavailablePayerPortal implements PayerPortal {
         'payer_portal_unavailable',
         `No payer portal is available for the ${this.environment} environment.`,
         { transient: false },
+      ),
+    );
+  }
+}
+
+/** The failure a case gets when its processing is given up before anything reached the payer. */
+export const PROCESSING_GIVEN_UP_CODE = 'processing_retries_exhausted';
+
+/**
+ * Stands in for the payer when a `process` job is given up, so the case fails through the pipeline's own
+ * permanent-failure path (same guards, event and audit as a payer's refusal). The calls before the final
+ * boundary refuse permanently; the calls after it refuse transiently, which never fails a case: should the
+ * case have crossed the boundary after all, the give-up rolls back instead of abandoning a possible
+ * submission.
+ */
+class GivenUpProcessingPortal implements PayerPortal {
+  discover(): Promise<PortalDiscovery> {
+    return this.refuse(false);
+  }
+  validate(): Promise<PortalValidation> {
+    return this.refuse(false);
+  }
+  prepareSubmission(): Promise<PreparedSubmission> {
+    return this.refuse(false);
+  }
+  submit(): Promise<SubmitResult> {
+    return this.refuse(true);
+  }
+  findSubmission(): Promise<PayerReceipt | null> {
+    return this.refuse(true);
+  }
+  pollDecision(): Promise<DecisionPoll> {
+    return this.refuse(true);
+  }
+
+  private refuse(transient: boolean): Promise<never> {
+    return Promise.reject(
+      new PayerPortalError(
+        PROCESSING_GIVEN_UP_CODE,
+        'Processing stopped after repeated failures; nothing was submitted to the payer.',
+        { transient },
       ),
     );
   }
@@ -139,20 +204,25 @@ function attemptOf(job: ClaimedJob): number {
   return attempt;
 }
 
-/** One handler per job type the domain enqueues (WORKER_JOB_TYPES), each running its use case. */
-export function createJobHandlers(deps: JobHandlerDependencies): JobHandlers {
+function pipelinesFor(deps: JobHandlerDependencies): (job: ClaimedJob) => EnvironmentPipeline {
   const pipelines: Record<Environment, EnvironmentPipeline> = {
     sandbox: pipelineFor(deps, 'sandbox'),
     production: pipelineFor(deps, 'production'),
   };
-  const pipelineOf = (job: ClaimedJob): EnvironmentPipeline => {
+  return (job) => {
     const pipeline = pipelines[job.scope.environment];
     if (pipeline === undefined) {
       throw new PermanentJobError('invalid_job_scope', `Job ${job.id} names an unknown environment.`);
     }
     return pipeline;
   };
-  const command = (job: ClaimedJob) => ({ authorizationId: job.authorizationId });
+}
+
+const command = (job: ClaimedJob) => ({ authorizationId: job.authorizationId });
+
+/** One handler per job type the domain enqueues (WORKER_JOB_TYPES), each running its use case. */
+export function createJobHandlers(deps: JobHandlerDependencies): JobHandlers {
+  const pipelineOf = pipelinesFor(deps);
 
   const handlers: Record<WorkerJobType, JobHandler> = {
     [WORKER_JOB_TYPES.process]: async (job) => {
@@ -186,6 +256,86 @@ export function createJobHandlers(deps: JobHandlerDependencies): JobHandlers {
       });
       // Expiring a handoff whose operator had access starts a reconciliation, due now.
       return { outcome, enqueuedDueWork: outcome === 'expired' };
+    },
+  };
+  return handlers;
+}
+
+/**
+ * What giving up each job type does to its case. A job never just stops while its case still needs it:
+ * - `process` before the final boundary: nothing reached the payer, so the case fails as on a permanent
+ *   payer refusal (`processing_retries_exhausted`). After the boundary a submission may exist, so a
+ *   `reconcile` job is scheduled instead (it asks the payer before submitting).
+ * - `reconcile`, `poll_decision`, `reconcile_handoff`, `expire_manual_handoff`: the payer may hold the case
+ *   (or a handoff is open), so failing it is never right; the same work is scheduled again at `retryAt`.
+ *   Not after a permanent failure, which would only repeat.
+ * Each re-reads the case and does nothing once it has moved on.
+ */
+export function createGiveUpHandlers(deps: GiveUpHandlerDependencies): GiveUpHandlers {
+  const givingUp = (environment: Environment) =>
+    new ProcessAuthorizationUseCase({
+      unitOfWork: deps.unitOfWork,
+      clock: deps.clock,
+      ids: deps.ids,
+      payerPortal: new GivenUpProcessingPortal(),
+      settings: deps.pipelineSettings?.[environment] ?? {},
+    });
+  const processing: Record<Environment, ProcessAuthorizationUseCase> = {
+    sandbox: givingUp('sandbox'),
+    production: givingUp('production'),
+  };
+  const findCase = (job: ClaimedJob) =>
+    deps.unitOfWork.run(job.scope, (tx) => tx.authorizations.findById(job.authorizationId));
+  const findHandoff = (job: ClaimedJob) => {
+    const manualHandoffId = manualHandoffIdOf(job);
+    return deps.unitOfWork.run(job.scope, (tx) => tx.manualHandoffs.findById(manualHandoffId));
+  };
+  const schedule = async (job: ClaimedJob, giveUp: GiveUp, type: WorkerJobType): Promise<string> => {
+    await deps.unitOfWork.run(job.scope, (tx) =>
+      tx.jobs.enqueue({
+        type,
+        authorizationId: job.authorizationId,
+        runAt: giveUp.retryAt,
+        ...(type === job.type ? { payload: job.payload } : {}),
+      }),
+    );
+    return `${type}_scheduled`;
+  };
+  const repeatable = (giveUp: GiveUp) => giveUp.reason !== 'permanent_failure';
+
+  const handlers: Record<WorkerJobType, GiveUpHandler> = {
+    [WORKER_JOB_TYPES.process]: async (job, giveUp) => {
+      const giveUpProcessing = processing[job.scope.environment];
+      if (giveUpProcessing === undefined) {
+        throw new PermanentJobError('invalid_job_scope', `Job ${job.id} names an unknown environment.`);
+      }
+      const authorization = await findCase(job);
+      if (authorization?.status !== 'processing') return 'none';
+      if (authorization.finalBoundaryCrossedAt !== null) {
+        return repeatable(giveUp) ? schedule(job, giveUp, WORKER_JOB_TYPES.reconcile) : 'none';
+      }
+      const outcome = await giveUpProcessing.execute(job.scope, command(job));
+      return outcome === 'failed' ? 'case_failed' : outcome;
+    },
+    [WORKER_JOB_TYPES.reconcile]: async (job, giveUp) => {
+      const authorization = await findCase(job);
+      if (authorization?.status !== 'processing' || authorization.finalBoundaryCrossedAt === null)
+        return 'none';
+      return repeatable(giveUp) ? schedule(job, giveUp, WORKER_JOB_TYPES.reconcile) : 'none';
+    },
+    [WORKER_JOB_TYPES.pollDecision]: async (job, giveUp) => {
+      if (!repeatable(giveUp) || (await findCase(job))?.status !== 'waiting_on_payer') return 'none';
+      return schedule(job, giveUp, WORKER_JOB_TYPES.pollDecision);
+    },
+    [WORKER_JOB_TYPES.reconcileHandoff]: async (job, giveUp) => {
+      if (!repeatable(giveUp) || (await findHandoff(job))?.reconciliation?.state !== 'pending') return 'none';
+      return schedule(job, giveUp, WORKER_JOB_TYPES.reconcileHandoff);
+    },
+    [WORKER_JOB_TYPES.expireHandoff]: async (job, giveUp) => {
+      if (!repeatable(giveUp)) return 'none';
+      const state = (await findHandoff(job))?.currentState;
+      if (state !== 'offered' && state !== 'active') return 'none';
+      return schedule(job, giveUp, WORKER_JOB_TYPES.expireHandoff);
     },
   };
   return handlers;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Clock } from '@prior-auth/domain';
 import { type ClaimedJob, type PostgresJobStore } from '@prior-auth/persistence-postgres';
-import { type JobHandlers } from './job-handlers';
+import { type GiveUp, type GiveUpHandlers, type JobHandlers } from './job-handlers';
 import {
   DEFAULT_RETRY_POLICY,
   describeJobError,
@@ -13,7 +13,16 @@ import {
 } from './retry-policy';
 
 /** The part of PostgresJobStore the worker uses. */
-export type WorkerJobStore = Pick<PostgresJobStore, 'claim' | 'complete' | 'retryOrGiveUp' | 'giveUp'>;
+export type WorkerJobStore = Pick<
+  PostgresJobStore,
+  'claim' | 'complete' | 'retryOrGiveUp' | 'giveUp' | 'extendLease' | 'release' | 'withinTransaction'
+>;
+
+/** A running job's lease is renewed this many times per lease, so one late renewal never loses it. */
+export const LEASE_RENEWALS_PER_LEASE = 3;
+
+/** `last_error` of a job given up because the worker running its final attempt vanished. */
+export const LEASE_EXPIRED_ON_FINAL_ATTEMPT = 'lease_expired_on_final_attempt';
 
 /** Tells idle workers that jobs may be due (PostgreSQL LISTEN/NOTIFY in production). */
 export interface JobWakeups {
@@ -35,7 +44,7 @@ export interface WorkerLogger {
 export type JobSettlement =
   | { status: 'completed'; outcome: string; leaseLost: boolean }
   | { status: 'retry_scheduled'; error: string; retryAt: Date }
-  | { status: 'gave_up'; error: string }
+  | { status: 'gave_up'; error: string; consequence: string }
   | { status: 'released' }
   | { status: 'lease_lost'; error: string }
   | { status: 'unrecorded'; error: string };
@@ -55,10 +64,15 @@ export interface PeriodicTask {
 export interface WorkerOptions {
   jobStore: WorkerJobStore;
   handlers: JobHandlers;
+  /** What giving up a job of each type does to its case; none for types without one. */
+  giveUpHandlers?: GiveUpHandlers;
   logger: WorkerLogger;
   /** Jobs run at once (WORKER_CONCURRENCY). */
   concurrency: number;
-  /** How long a claim is ours; a job running longer may be taken by another worker (WORKER_LEASE_MS). */
+  /**
+   * How long a claim is ours without renewal (WORKER_LEASE_MS). A running job's lease is renewed every
+   * `leaseMs / LEASE_RENEWALS_PER_LEASE`; a worker that dies stops renewing and loses its jobs after this.
+   */
   leaseMs: number;
   /** How often an idle worker looks for due jobs even without a wake-up (WORKER_POLL_INTERVAL_MS). */
   pollIntervalMs: number;
@@ -75,17 +89,23 @@ export interface WorkerOptions {
 interface Running {
   job: ClaimedJob;
   done: Promise<void>;
+  /** The step ended: its lease is no longer renewed, whatever its settlement does. */
+  ended: boolean;
+  /** Stops renewing the lease (idempotent). */
+  stopRenewal: () => void;
 }
 
 /**
  * The worker loop. Claims due jobs from PostgreSQL with a lease (`FOR UPDATE SKIP LOCKED`, so several
- * workers never hold one job at once), runs each with the handler of its type, and settles it: completed,
- * retried with exponential backoff, or given up (permanent failures, attempts exhausted). It claims only
- * while it has free slots, wakes on a notification, when a job finishes, or every `pollIntervalMs`.
+ * workers never hold one job at once), renews the lease while the job runs, runs each with the handler of
+ * its type, and settles it: completed, retried with exponential backoff, or given up (permanent failures,
+ * attempts exhausted, and jobs whose worker died on their final attempt). Giving up runs the type's give-up
+ * consequence in the same transaction, so no case is left waiting on a job that will never run. It claims
+ * only while it has free slots, wakes on a notification, when a job finishes, or every `pollIntervalMs`.
  *
  * `stop` stops claiming, lets running jobs finish within the grace period and releases those that do not
- * (their lease is cleared so another worker retries them at once); the domain's optimistic guards make a
- * step that still ends afterwards harmless.
+ * (due at once for another worker, the interrupted attempt not counted); the domain's optimistic guards make
+ * a step that still ends afterwards harmless.
  */
 export class Worker {
   readonly workerId: string;
@@ -159,7 +179,12 @@ export class Worker {
     const settled = Promise.all([...this.running.values()].map((r) => r.done)).then(() => 'done' as const);
     const result = await Promise.race([settled, graceOver]);
     clearTimeout(timer);
-    if (result === 'timeout') await Promise.all([...this.running.values()].map((r) => this.release(r.job)));
+    if (result === 'timeout') {
+      const unfinished = [...this.running.values()];
+      // Past the grace period nothing keeps these jobs ours, even if releasing them fails below.
+      for (const running of unfinished) running.stopRenewal();
+      await Promise.all(unfinished.map((running) => this.release(running.job)));
+    }
     await Promise.allSettled([...this.tasksInFlight]);
     await this.options.wakeups?.stop();
     this.state = 'stopped';
@@ -196,13 +221,18 @@ export class Worker {
           continue;
         }
         for (const job of jobs) {
-          if (this.running.has(job.id)) {
-            // Our own step outlived its lease and we claimed it again: the running step settles it (the
-            // claim is ours, so this merely renewed the lease). Another worker could have claimed it too.
+          const own = this.running.get(job.id);
+          if (own !== undefined) {
+            // Our own step outlived its lease (renewals failed) and we claimed it again: the running step
+            // settles it, and the claim made the lease ours again. Another worker could have claimed it too.
             this.options.logger.warn(
               { workerId: this.workerId, jobId: job.id, type: job.type, leaseMs: this.options.leaseMs },
               'job ran longer than its lease and was claimed again',
             );
+            if (!own.ended) {
+              own.stopRenewal();
+              own.stopRenewal = this.renewLease(job);
+            }
             continue;
           }
           this.launch(job);
@@ -232,20 +262,80 @@ export class Worker {
   }
 
   private launch(job: ClaimedJob): void {
-    const done = this.execute(job).finally(() => {
+    const running: Running = {
+      job,
+      done: Promise.resolve(),
+      ended: false,
+      stopRenewal: this.renewLease(job),
+    };
+    const stepEnded = () => {
+      running.ended = true;
+      running.stopRenewal();
+    };
+    running.done = this.execute(job, stepEnded).finally(() => {
+      stepEnded();
       this.running.delete(job.id);
       this.wake();
     });
-    this.running.set(job.id, { job, done });
+    this.running.set(job.id, running);
   }
 
-  private async execute(job: ClaimedJob): Promise<void> {
+  /**
+   * Extends the job's lease every `leaseMs / LEASE_RENEWALS_PER_LEASE` until stopped, so a step longer than
+   * the lease is not claimed by another worker. A lost lease (it ran out before a renewal got through) is
+   * logged and renewal ends: whoever holds the job now settles it, and this run's settlement is refused by
+   * the store. Returns the stop function.
+   */
+  private renewLease(job: ClaimedJob): () => void {
+    const { jobStore, leaseMs, logger } = this.options;
+    const every = Math.max(1, Math.floor(leaseMs / LEASE_RENEWALS_PER_LEASE));
+    let stopped = false;
+    let timer: NodeJS.Timeout | undefined;
+    const details = () => ({ workerId: this.workerId, jobId: job.id, type: job.type, leaseMs });
+    const renew = async () => {
+      let held: boolean;
+      try {
+        held = await jobStore.extendLease(job.id, this.workerId, { now: this.clock.now(), leaseMs });
+      } catch (error) {
+        if (stopped) return;
+        // Still ours until it runs out; the next renewal may get through.
+        logger.warn({ ...details(), error: describeJobError(error) }, 'renewing a job lease failed');
+        schedule();
+        return;
+      }
+      if (stopped) return;
+      if (held) {
+        schedule();
+        return;
+      }
+      stopped = true;
+      logger.warn(
+        details(),
+        "job lease lost while running; if another worker took the job, this run's result is not recorded",
+      );
+    };
+    const schedule = () => {
+      timer = setTimeout(() => void renew(), every);
+    };
+    schedule();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }
+
+  private async execute(job: ClaimedJob, stepEnded: () => void): Promise<void> {
     const started = Date.now();
     const settle = (settlement: JobSettlement) => {
       const durationMs = Date.now() - started;
       this.log(job, settlement, durationMs);
       this.options.onJobSettled?.({ job, settlement, durationMs });
     };
+    if (job.stranded) {
+      stepEnded();
+      settle(await this.giveUpStranded(job));
+      return;
+    }
     let result;
     try {
       const handler = this.options.handlers[job.type];
@@ -254,9 +344,11 @@ export class Worker {
       }
       result = await handler(job);
     } catch (error) {
+      stepEnded();
       settle(await this.fail(job, error));
       return;
     }
+    stepEnded();
     try {
       const completed = await this.options.jobStore.complete(job.id, this.workerId, this.clock.now());
       settle({ status: 'completed', outcome: result.outcome, leaseLost: !completed });
@@ -275,45 +367,96 @@ export class Worker {
   private async fail(job: ClaimedJob, error: unknown): Promise<JobSettlement> {
     const description = describeJobError(error);
     const now = this.clock.now();
-    try {
-      if (isPermanentJobFailure(error)) {
-        const gaveUp = await this.options.jobStore.giveUp(job.id, this.workerId, { error: description, now });
-        return gaveUp
-          ? { status: 'gave_up', error: description }
-          : { status: 'lease_lost', error: description };
-      }
-      const retryAt = new Date(now.getTime() + retryDelayMs(this.retry, job.attempts));
-      const outcome = await this.options.jobStore.retryOrGiveUp(job.id, this.workerId, {
+    const { jobStore } = this.options;
+    if (isPermanentJobFailure(error)) {
+      return this.settleAtomically(description, async () =>
+        (await jobStore.giveUp(job.id, this.workerId, { error: description, now }))
+          ? this.gaveUp(job, description, 'permanent_failure', now)
+          : { status: 'lease_lost', error: description },
+      );
+    }
+    const retryAt = this.retryAt(job, now);
+    return this.settleAtomically(description, async () => {
+      const outcome = await jobStore.retryOrGiveUp(job.id, this.workerId, {
         error: description,
         retryAt,
         now,
       });
       if (outcome === 'retry_scheduled') return { status: 'retry_scheduled', error: description, retryAt };
-      if (outcome === 'gave_up') return { status: 'gave_up', error: description };
-      return { status: 'lease_lost', error: description };
-    } catch (storeError) {
-      // Could not record the failure: the lease runs out and the job is retried then.
-      return {
-        status: 'unrecorded',
-        error: `${description} (not recorded: ${describeJobError(storeError)})`,
-      };
-    }
+      if (outcome === 'lease_lost') return { status: 'lease_lost', error: description };
+      return this.gaveUp(job, description, 'attempts_exhausted', now);
+    });
+  }
+
+  /** A job whose worker died on its final attempt: given up now, with its consequence. */
+  private giveUpStranded(job: ClaimedJob): Promise<JobSettlement> {
+    const error = `${LEASE_EXPIRED_ON_FINAL_ATTEMPT}: the worker running its final attempt stopped before finishing it`;
+    const now = this.clock.now();
+    return this.settleAtomically(error, async () =>
+      (await this.options.jobStore.giveUp(job.id, this.workerId, { error, now }))
+        ? this.gaveUp(job, error, 'lease_expired_on_final_attempt', now)
+        : { status: 'lease_lost', error },
+    );
   }
 
   /**
-   * Hands a job that did not finish within the shutdown grace back to the queue, due now. The attempt is
-   * already counted (at claim), so a job on its last attempt is left to its lease instead of being failed.
+   * Records a settlement and, when it gives the job up, the consequence for its case in one transaction. If
+   * the consequence fails nothing is recorded: the lease runs out and the job is retried, or swept as
+   * stranded and given up again, so a case is never left waiting on a job that will not run.
+   */
+  private async settleAtomically(
+    error: string,
+    record: () => Promise<JobSettlement>,
+  ): Promise<JobSettlement> {
+    try {
+      return await this.options.jobStore.withinTransaction(record, { actor: 'worker' });
+    } catch (storeError) {
+      return { status: 'unrecorded', error: `${error} (not recorded: ${describeJobError(storeError)})` };
+    }
+  }
+
+  private async gaveUp(
+    job: ClaimedJob,
+    error: string,
+    reason: GiveUp['reason'],
+    now: Date,
+  ): Promise<JobSettlement> {
+    const consequence = await this.giveUpConsequence(job, { reason, now, retryAt: this.retryAt(job, now) });
+    return { status: 'gave_up', error, consequence };
+  }
+
+  /** A consequence that can never run (a PermanentJobError: a malformed payload) is skipped, not retried. */
+  private async giveUpConsequence(job: ClaimedJob, giveUp: GiveUp): Promise<string> {
+    const handler = this.options.giveUpHandlers?.[job.type];
+    if (handler === undefined) return 'none';
+    try {
+      return await handler(job, giveUp);
+    } catch (error) {
+      if (error instanceof PermanentJobError) return `none (${error.code})`;
+      throw error;
+    }
+  }
+
+  private retryAt(job: ClaimedJob, now: Date): Date {
+    return new Date(now.getTime() + retryDelayMs(this.retry, job.attempts));
+  }
+
+  /**
+   * Hands a job that did not finish within the shutdown grace back to the queue, due now and without
+   * counting the interrupted attempt (so a job on its final attempt is released too, rather than left to
+   * become stranded). A stranded job being given up counted no attempt and is left to its lease instead:
+   * the next sweep gives it up again.
    */
   private async release(job: ClaimedJob): Promise<void> {
-    if (job.attempts >= job.maxAttempts) return;
+    if (job.stranded) return;
     try {
-      const now = this.clock.now();
-      await this.options.jobStore.retryOrGiveUp(job.id, this.workerId, {
-        error: 'worker_shutdown: released by a stopping worker before the step finished',
-        retryAt: now,
-        now,
-      });
-      this.log(job, { status: 'released' }, 0);
+      const released = await this.options.jobStore.release(
+        job.id,
+        this.workerId,
+        this.clock.now(),
+        'worker_shutdown: released by a stopping worker before the step finished',
+      );
+      if (released) this.log(job, { status: 'released' }, 0);
     } catch (error) {
       this.options.logger.warn(
         { jobId: job.id, error: describeJobError(error) },

@@ -11,7 +11,9 @@ import { SpyPayerPortal } from './support/portals';
  * A real worker process (src/main.ts, run with tsx so it is never a stale build) is killed with SIGKILL while
  * it is submitting: the final boundary is committed, the payer call is in flight, nothing else happened. Once
  * its lease runs out another worker takes the job over, asks the payer, submits under the same key and
- * finishes the case with one receipt.
+ * finishes the case with one receipt. Killed on the job's final attempt, the job cannot be run again: the
+ * other worker gives it up and resolves the case instead of leaving it processing. Stopped with SIGTERM, it
+ * hands back what the grace period did not let it finish.
  */
 
 const WORKER_MAIN = join(__dirname, '..', 'src', 'main.ts');
@@ -31,7 +33,9 @@ afterEach(async () => {
   await h.close();
 });
 
-function startWorkerProcess(): Promise<{ process: ChildProcess; output: string[] }> {
+function startWorkerProcess(
+  env: Record<string, string> = {},
+): Promise<{ process: ChildProcess; output: string[] }> {
   const output: string[] = [];
   const worker = spawn(process.execPath, ['--import', 'tsx', WORKER_MAIN], {
     cwd: join(__dirname, '..'),
@@ -46,6 +50,7 @@ function startWorkerProcess(): Promise<{ process: ChildProcess; output: string[]
       WORKER_POLL_INTERVAL_MS: '50',
       SANDBOX_DECISION_DELAY_SECONDS: '0',
       SANDBOX_PORTAL_LATENCY_MS: String(PORTAL_LATENCY_MS),
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -131,4 +136,115 @@ it('a worker killed mid-submission is replaced: the case completes with one subm
   });
   // The killed worker got as far as the portal and no further.
   expect(output.some((line) => line.includes('"job completed"') && line.includes(ready.id))).toBe(false);
+}, 60_000);
+
+/** Confirms a case with no worker running and makes its process job's next attempt the final one. */
+async function confirmOnFinalAttempt(memberId: string) {
+  const ready = await h.readyCase(memberId);
+  await h.confirm(ready.id);
+  await h.dataSource.query(`UPDATE jobs SET attempts = max_attempts - 1 WHERE authorization_id = $1`, [
+    ready.id,
+  ]);
+  return ready;
+}
+
+async function kill(worker: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => worker.once('exit', (_code, signal) => resolve(signal)));
+  worker.kill('SIGKILL');
+  expect(await exited).toBe('SIGKILL');
+}
+
+describe('a worker killed on the final attempt of a job', () => {
+  it('after the final boundary: another worker gives the job up and reconciles; one submission, approved', async () => {
+    const ready = await confirmOnFinalAttempt('SBX-APPROVED');
+    const { process: worker } = await startWorkerProcess();
+    const crossed = await h.waitFor(
+      ready.id,
+      (a) => a.finalBoundaryCrossedAt !== null,
+      'past the boundary',
+      20_000,
+    );
+    await kill(worker);
+    const [stranded] = await h.jobs(ready.id);
+    expect(stranded).toMatchObject({ type: 'process', attempts: 10, max_attempts: 10, done_at: null });
+    expect((await h.get(ready.id)).status).toBe('processing');
+
+    const spy = new SpyPayerPortal(new SandboxPayerPortal({ decisionDelayMs: 0 }));
+    const survivor = await h.startWorker({ portal: spy, pollIntervalMs: 100 });
+    const done = await h.waitForStatus(ready.id, 'completed', 15_000);
+
+    // A submission may have reached the payer, so the case is reconciled, never failed.
+    expect(done.outcome).toBe('approved');
+    const key = `${ready.id}:${crossed.finalBoundaryCrossedAt!.getTime().toString(36)}`;
+    expect(spy.callsTo('findSubmission', ready.id).map((c) => c.idempotencyKey)).toEqual([key]);
+    expect(spy.callsTo('submit', ready.id).map((c) => c.idempotencyKey)).toEqual([key]);
+    expect(done.submission.payerReceipt?.referenceNumber).toBe(sandboxReferenceNumber(key));
+    const events = await h.eventTypes(ready.id);
+    expect(events.filter((e) => e === 'authorization.receipt_recorded')).toHaveLength(1);
+
+    const jobs = await h.jobs(ready.id);
+    expect(jobs.map((j) => j.type)).toEqual(['process', 'reconcile', 'poll_decision']);
+    expect(jobs[0]).toMatchObject({ attempts: 10, done_at: null, locked_by: null });
+    expect(jobs[0]!.failed_at).not.toBeNull();
+    expect(jobs[0]!.last_error).toMatch(/^lease_expired_on_final_attempt/);
+    expect(jobs[1]!.done_at).not.toBeNull();
+    expect(survivor.settled.find((s) => s.job.id === jobs[0]!.id)?.settlement).toMatchObject({
+      status: 'gave_up',
+      consequence: 'reconcile_scheduled',
+    });
+  }, 60_000);
+
+  it('before the final boundary: another worker fails the case; nothing reaches the payer', async () => {
+    const ready = await confirmOnFinalAttempt('SBX-APPROVED');
+    const { process: worker } = await startWorkerProcess();
+    // Three portal calls of PORTAL_LATENCY_MS come before the boundary: killed as soon as the job is taken.
+    const deadline = Date.now() + 20_000;
+    while ((await h.jobs(ready.id))[0]?.locked_by === null) {
+      if (Date.now() > deadline) throw new Error('the job was not claimed');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await kill(worker);
+    const orphaned = await h.get(ready.id);
+    expect(orphaned).toMatchObject({ status: 'processing', finalBoundaryCrossedAt: null });
+
+    const spy = new SpyPayerPortal(new SandboxPayerPortal({ decisionDelayMs: 0 }));
+    await h.startWorker({ portal: spy, pollIntervalMs: 100 });
+    const done = await h.waitForStatus(ready.id, 'completed', 15_000);
+
+    expect(done.outcome).toBe('failed');
+    expect(done.failure).toMatchObject({ code: 'processing_retries_exhausted' });
+    expect(spy.calls.filter((c) => c.authorizationId === ready.id)).toEqual([]);
+    expect(await h.eventTypes(ready.id)).toContain('authorization.failed');
+    const [process] = await h.jobs(ready.id);
+    expect(process!.last_error).toMatch(/^lease_expired_on_final_attempt/);
+    expect(process!.failed_at).not.toBeNull();
+  }, 60_000);
+});
+
+it('SIGTERM past the grace period releases the running job without using up its attempt', async () => {
+  const ready = await confirmOnFinalAttempt('SBX-APPROVED');
+  const { process: worker, output } = await startWorkerProcess({ SHUTDOWN_GRACE_MS: '50' });
+  const crossed = await h.waitFor(
+    ready.id,
+    (a) => a.finalBoundaryCrossedAt !== null,
+    'past the boundary',
+    20_000,
+  );
+  const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
+  worker.kill('SIGTERM'); // the submission is in flight for PORTAL_LATENCY_MS, longer than the grace
+  expect(await exited).toBe(0);
+  expect(output.some((line) => line.includes('"job released at shutdown"'))).toBe(true);
+  const [released] = await h.jobs(ready.id);
+  expect(released).toMatchObject({ attempts: 9, locked_by: null, done_at: null, failed_at: null });
+  expect(released!.last_error).toMatch(/^worker_shutdown/);
+
+  const spy = new SpyPayerPortal(new SandboxPayerPortal({ decisionDelayMs: 0 }));
+  await h.startWorker({ portal: spy, pollIntervalMs: 100 });
+  const done = await h.waitForStatus(ready.id, 'completed', 15_000);
+  expect(done.outcome).toBe('approved');
+  const key = `${ready.id}:${crossed.finalBoundaryCrossedAt!.getTime().toString(36)}`;
+  expect(spy.callsTo('submit', ready.id).map((c) => c.idempotencyKey)).toEqual([key]);
+  const [process] = await h.jobs(ready.id);
+  expect(process).toMatchObject({ attempts: 10, failed_at: null });
+  expect(process!.done_at).not.toBeNull();
 }, 60_000);

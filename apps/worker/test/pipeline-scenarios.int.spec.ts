@@ -3,6 +3,7 @@ import {
   SANDBOX_PORTAL_QUESTION_LINK_ID,
   SANDBOX_REQUESTED_DOCUMENT_TYPE,
   SandboxPayerPortal,
+  sandboxManualReferenceNumber,
   sandboxReferenceNumber,
 } from '@prior-auth/payer-portal';
 import { Harness } from './support/harness';
@@ -175,12 +176,14 @@ describe.each(POLICIES)('policy %s', (policy) => {
     });
     expect(needsHuman.submission.payerReceipt).toBeNull();
 
-    await h.completeManualHandoff(ready.id, 'UHC-778812');
+    // The reference the sandbox payer's session page showed the operator.
+    const reference = sandboxManualReferenceNumber(ready.id);
+    await h.completeManualHandoff(ready.id, reference);
     const done = await h.waitForStatus(ready.id, 'completed');
     expect(done.outcome).toBe('approved');
-    expect(done.submission.payerReceipt).toMatchObject({ referenceNumber: 'UHC-778812' });
+    expect(done.submission.payerReceipt).toMatchObject({ referenceNumber: reference });
     expect(spy.callsTo('submit', ready.id)).toHaveLength(1);
-    expect(spy.lookups(ready.id).map((c) => c.referenceNumber)).toEqual(['UHC-778812']);
+    expect(spy.lookups(ready.id).map((c) => c.referenceNumber)).toEqual([reference]);
   });
 
   it('manual_handoff: a submission the payer does not show sends the case back to a human', async () => {

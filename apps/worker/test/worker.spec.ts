@@ -1,6 +1,6 @@
 import { PayerPortalError } from '@prior-auth/domain';
 import { type ClaimedJob, type ClaimJobsRequest } from '@prior-auth/persistence-postgres';
-import { type JobHandler, type JobResult } from '../src/job-handlers';
+import { type GiveUpHandlers, type JobHandler, type JobResult } from '../src/job-handlers';
 import { PermanentJobError, retryDelayMs } from '../src/retry-policy';
 import { type JobWakeups, type SettledJob, Worker, type WorkerJobStore } from '../src/worker';
 import { MemoryLogger } from './support/fakes';
@@ -21,6 +21,7 @@ const job = (overrides: Partial<ClaimedJob> = {}): ClaimedJob => ({
   maxAttempts: 10,
   runAt: NOW,
   lockedUntil: NOW,
+  stranded: false,
   ...overrides,
 });
 
@@ -30,6 +31,13 @@ class FakeJobStore implements WorkerJobStore {
   readonly completed: string[] = [];
   readonly retried: Array<{ jobId: string; error: string; retryAt: Date }> = [];
   readonly gaveUp: Array<{ jobId: string; error: string }> = [];
+  readonly extended: string[] = [];
+  readonly released: Array<{ jobId: string; now: Date }> = [];
+  /** Job ids whose lease another worker has taken. */
+  readonly lost = new Set<string>();
+  /** Give-ups and their consequences, as committed (a failed transaction leaves nothing). */
+  readonly committed: string[] = [];
+  private pending: string[] | null = null;
   failClaims = 0;
 
   async claim(request: ClaimJobsRequest): Promise<ClaimedJob[]> {
@@ -58,7 +66,30 @@ class FakeJobStore implements WorkerJobStore {
   }
   async giveUp(jobId: string, _workerId: string, failure: { error: string }): Promise<boolean> {
     this.gaveUp.push({ jobId, error: failure.error });
+    this.record(`gave up ${jobId}`);
     return true;
+  }
+  async extendLease(jobId: string): Promise<boolean> {
+    this.extended.push(jobId);
+    return !this.lost.has(jobId);
+  }
+  async release(jobId: string, _workerId: string, now: Date): Promise<boolean> {
+    this.released.push({ jobId, now });
+    return true;
+  }
+  async withinTransaction<T>(work: () => Promise<T>): Promise<T> {
+    this.pending = [];
+    try {
+      const result = await work();
+      this.committed.push(...this.pending);
+      return result;
+    } finally {
+      this.pending = null;
+    }
+  }
+  record(entry: string): void {
+    if (this.pending === null) this.committed.push(entry);
+    else this.pending.push(entry);
   }
 }
 
@@ -67,16 +98,23 @@ const ok = (outcome = 'receipt_recorded'): JobResult => ({ outcome, enqueuedDueW
 function start(
   store: FakeJobStore,
   handler: JobHandler,
-  options: { concurrency?: number; pollIntervalMs?: number; wakeups?: JobWakeups } = {},
+  options: {
+    concurrency?: number;
+    pollIntervalMs?: number;
+    leaseMs?: number;
+    wakeups?: JobWakeups;
+    giveUpHandlers?: GiveUpHandlers;
+  } = {},
 ) {
   const settled: SettledJob[] = [];
   const logger = new MemoryLogger();
   const worker = new Worker({
     jobStore: store,
     handlers: { process: handler, poll_decision: handler },
+    giveUpHandlers: options.giveUpHandlers,
     logger,
     concurrency: options.concurrency ?? 2,
-    leaseMs: 60_000,
+    leaseMs: options.leaseMs ?? 60_000,
     pollIntervalMs: options.pollIntervalMs ?? 10,
     workerId: 'worker-test',
     retry: { baseDelayMs: 1_000, maxDelayMs: 8_000, jitter: false },
@@ -296,24 +334,180 @@ describe('Worker', () => {
     expect(store.queue).toHaveLength(1);
   });
 
-  it('stop: releases a step that outlives the grace period, unless it is on its last attempt', async () => {
+  it('stop: releases every step that outlives the grace period, also on its last attempt, and stops renewing', async () => {
     const store = new FakeJobStore();
     const released = job({ attempts: 0 });
     const last = job({ attempts: 9, maxAttempts: 10 });
     store.queue.push(released, last);
     const gate = new Gate();
-    const { worker, logger } = start(store, async () => {
-      await gate.wait();
-      return ok();
-    });
+    const { worker, logger } = start(
+      store,
+      async () => {
+        await gate.wait();
+        return ok();
+      },
+      { leaseMs: 30 },
+    );
     await worker.start();
     await gate.arrived(2);
     await worker.stop({ graceMs: 20 });
-    expect(store.retried).toEqual([
-      { jobId: released.id, error: expect.stringMatching(/^worker_shutdown/), retryAt: NOW },
-    ]);
-    expect(logger.messages('warn')).toContain('job released at shutdown');
+    expect(store.released.map((r) => r.jobId).sort()).toEqual([released.id, last.id].sort());
+    expect(store.released.every((r) => r.now.getTime() === NOW.getTime())).toBe(true);
+    expect(store.retried).toEqual([]);
+    expect(logger.messages('warn').filter((m) => m === 'job released at shutdown')).toHaveLength(2);
+    const renewals = store.extended.length;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(store.extended).toHaveLength(renewals); // the released jobs are no longer kept alive
     gate.open();
+  });
+
+  it('renews the lease of a running step until it ends', async () => {
+    const store = new FakeJobStore();
+    const slow = job();
+    store.queue.push(slow);
+    const gate = new Gate();
+    const { worker, settled } = start(
+      store,
+      async () => {
+        await gate.wait();
+        return ok();
+      },
+      { leaseMs: 30 },
+    );
+    await worker.start();
+    await gate.arrived();
+    await until(() => store.extended.length >= 3); // every 10 ms, a third of the lease
+    gate.open();
+    await until(() => settled.length === 1);
+    const renewals = store.extended.length;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await worker.stop();
+    expect(store.extended).toHaveLength(renewals);
+    expect(new Set(store.extended)).toEqual(new Set([slow.id]));
+  });
+
+  it('logs a lost lease once and stops renewing it', async () => {
+    const store = new FakeJobStore();
+    const slow = job();
+    store.queue.push(slow);
+    store.lost.add(slow.id);
+    const gate = new Gate();
+    const { worker, logger } = start(
+      store,
+      async () => {
+        await gate.wait();
+        return ok();
+      },
+      { leaseMs: 30 },
+    );
+    await worker.start();
+    await gate.arrived();
+    await until(() => store.extended.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(store.extended).toHaveLength(1);
+    expect(logger.messages('warn').filter((m) => m.startsWith('job lease lost while running'))).toHaveLength(
+      1,
+    );
+    gate.open();
+    await worker.stop();
+  });
+
+  it('runs the give-up consequence in the transaction that gives the job up', async () => {
+    const store = new FakeJobStore();
+    store.queue.push(job({ attempts: 9, maxAttempts: 10 }));
+    store.retryOrGiveUp = async (jobId) => {
+      store.record(`gave up ${jobId}`);
+      return 'gave_up';
+    };
+    const { worker, settled } = start(
+      store,
+      async () => {
+        throw new PayerPortalError('payer_portal_timeout', 'The payer portal timed out.', {
+          transient: true,
+        });
+      },
+      {
+        giveUpHandlers: {
+          process: async (j, giveUp) => {
+            store.record(`${giveUp.reason} ${j.id} retry at +${giveUp.retryAt.getTime() - NOW.getTime()}`);
+            return 'case_failed';
+          },
+        },
+      },
+    );
+    await worker.start();
+    await until(() => settled.length === 1);
+    await worker.stop();
+    const id = settled[0]!.job.id;
+    expect(settled[0]!.settlement).toEqual({
+      status: 'gave_up',
+      error: 'payer_portal_timeout: The payer portal timed out.',
+      consequence: 'case_failed',
+    });
+    expect(store.committed).toEqual([`gave up ${id}`, `attempts_exhausted ${id} retry at +8000`]);
+  });
+
+  it('records nothing when the give-up consequence fails, so the job comes back once its lease runs out', async () => {
+    const store = new FakeJobStore();
+    store.queue.push(job());
+    const { worker, settled } = start(
+      store,
+      async () => {
+        throw new PermanentJobError('invalid_job_payload', 'No manualHandoffId.');
+      },
+      {
+        giveUpHandlers: {
+          process: async () => {
+            throw new Error('database unavailable');
+          },
+        },
+      },
+    );
+    await worker.start();
+    await until(() => settled.length === 1);
+    await worker.stop();
+    expect(settled[0]!.settlement).toEqual({
+      status: 'unrecorded',
+      error: 'invalid_job_payload: No manualHandoffId. (not recorded: Error: database unavailable)',
+    });
+    expect(store.committed).toEqual([]);
+  });
+
+  it('gives up a stranded job without running it, with the consequence for its case', async () => {
+    const store = new FakeJobStore();
+    const stranded = job({ attempts: 10, maxAttempts: 10 });
+    store.queue.push(stranded);
+    store.claim = async (request) =>
+      store.queue.splice(0, request.limit).map((j) => ({ ...j, stranded: true }));
+    let runs = 0;
+    const { worker, settled } = start(
+      store,
+      async () => {
+        runs += 1;
+        return ok();
+      },
+      {
+        giveUpHandlers: {
+          process: async (j, giveUp) => {
+            store.record(`${giveUp.reason} ${j.id}`);
+            return 'reconcile_scheduled';
+          },
+        },
+      },
+    );
+    await worker.start();
+    await until(() => settled.length === 1);
+    await worker.stop();
+    expect(runs).toBe(0);
+    expect(settled[0]!.settlement).toEqual({
+      status: 'gave_up',
+      error: expect.stringMatching(/^lease_expired_on_final_attempt: /),
+      consequence: 'reconcile_scheduled',
+    });
+    expect(store.committed).toEqual([
+      `gave up ${stranded.id}`,
+      `lease_expired_on_final_attempt ${stranded.id}`,
+    ]);
   });
 
   it('runs periodic tasks from the start and logs their failures', async () => {

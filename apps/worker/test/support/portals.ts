@@ -182,3 +182,36 @@ export class Gate {
     this.waiters = [];
   }
 }
+
+/** Delays the listed calls by their time before forwarding them (a slow payer portal). */
+export class SlowPayerPortal implements PayerPortal {
+  constructor(
+    private readonly inner: PayerPortal,
+    private readonly delaysMs: Partial<Record<PortalMethod, number>>,
+  ) {}
+
+  discover(portalCase: PortalCase): Promise<PortalDiscovery> {
+    return this.delay('discover', () => this.inner.discover(portalCase));
+  }
+  validate(portalCase: PortalCase): Promise<PortalValidation> {
+    return this.delay('validate', () => this.inner.validate(portalCase));
+  }
+  prepareSubmission(portalCase: PortalCase): Promise<PreparedSubmission> {
+    return this.delay('prepareSubmission', () => this.inner.prepareSubmission(portalCase));
+  }
+  submit(portalCase: PortalCase, options: { idempotencyKey: string }): Promise<SubmitResult> {
+    return this.delay('submit', () => this.inner.submit(portalCase, options));
+  }
+  findSubmission(portalCase: PortalCase, lookup: SubmissionLookup): Promise<PayerReceipt | null> {
+    return this.delay('findSubmission', () => this.inner.findSubmission(portalCase, lookup));
+  }
+  pollDecision(portalCase: PortalCase): Promise<DecisionPoll> {
+    return this.delay('pollDecision', () => this.inner.pollDecision(portalCase));
+  }
+
+  private async delay<T>(method: PortalMethod, call: () => Promise<T>): Promise<T> {
+    const ms = this.delaysMs[method] ?? 0;
+    if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+    return call();
+  }
+}

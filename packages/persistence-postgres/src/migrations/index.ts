@@ -2,6 +2,7 @@ import { TenancyAndCatalog1763740800000 } from './1763740800000-tenancy-and-cata
 import { AuthorizationSchema1763741000000 } from './1763741000000-authorization-schema';
 import { AccessGrantOpeningAudit1763742000000 } from './1763742000000-access-grant-opening-audit';
 import { RuntimeSessions1763743000000 } from './1763743000000-runtime-sessions';
+import { FinishedJobsRetention1763744000000 } from './1763744000000-finished-jobs-retention';
 
 /** Every committed migration, oldest first. Listed explicitly so builds never depend on file globbing. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   AuthorizationSchema1763741000000,
   AccessGrantOpeningAudit1763742000000,
   RuntimeSessions1763743000000,
+  FinishedJobsRetention1763744000000,
 ];
