@@ -1,4 +1,6 @@
 import {
+  AbandonProcessingUseCase,
+  PROCESSING_ABANDONED_CODE,
   ExpireManualHandoffUseCase,
   PayerPortalError,
   PollDecisionUseCase,
@@ -113,45 +115,7 @@ export class UnavailablePayerPortal implements PayerPortal {
 }
 
 /** The failure a case gets when its processing is given up before anything reached the payer. */
-export const PROCESSING_GIVEN_UP_CODE = 'processing_retries_exhausted';
-
-/**
- * Stands in for the payer when a `process` job is given up, so the case fails through the pipeline's own
- * permanent-failure path (same guards, event and audit as a payer's refusal). The calls before the final
- * boundary refuse permanently; the calls after it refuse transiently, which never fails a case: should the
- * case have crossed the boundary after all, the give-up rolls back instead of abandoning a possible
- * submission.
- */
-class GivenUpProcessingPortal implements PayerPortal {
-  discover(): Promise<PortalDiscovery> {
-    return this.refuse(false);
-  }
-  validate(): Promise<PortalValidation> {
-    return this.refuse(false);
-  }
-  prepareSubmission(): Promise<PreparedSubmission> {
-    return this.refuse(false);
-  }
-  submit(): Promise<SubmitResult> {
-    return this.refuse(true);
-  }
-  findSubmission(): Promise<PayerReceipt | null> {
-    return this.refuse(true);
-  }
-  pollDecision(): Promise<DecisionPoll> {
-    return this.refuse(true);
-  }
-
-  private refuse(transient: boolean): Promise<never> {
-    return Promise.reject(
-      new PayerPortalError(
-        PROCESSING_GIVEN_UP_CODE,
-        'Processing stopped after repeated failures; nothing was submitted to the payer.',
-        { transient },
-      ),
-    );
-  }
-}
+export const PROCESSING_GIVEN_UP_CODE = PROCESSING_ABANDONED_CODE;
 
 interface EnvironmentPipeline {
   process: ProcessAuthorizationUseCase;
@@ -272,18 +236,7 @@ export function createJobHandlers(deps: JobHandlerDependencies): JobHandlers {
  * Each re-reads the case and does nothing once it has moved on.
  */
 export function createGiveUpHandlers(deps: GiveUpHandlerDependencies): GiveUpHandlers {
-  const givingUp = (environment: Environment) =>
-    new ProcessAuthorizationUseCase({
-      unitOfWork: deps.unitOfWork,
-      clock: deps.clock,
-      ids: deps.ids,
-      payerPortal: new GivenUpProcessingPortal(),
-      settings: deps.pipelineSettings?.[environment] ?? {},
-    });
-  const processing: Record<Environment, ProcessAuthorizationUseCase> = {
-    sandbox: givingUp('sandbox'),
-    production: givingUp('production'),
-  };
+  const abandon = new AbandonProcessingUseCase(deps);
   const findCase = (job: ClaimedJob) =>
     deps.unitOfWork.run(job.scope, (tx) => tx.authorizations.findById(job.authorizationId));
   const findHandoff = (job: ClaimedJob) => {
@@ -305,16 +258,13 @@ export function createGiveUpHandlers(deps: GiveUpHandlerDependencies): GiveUpHan
 
   const handlers: Record<WorkerJobType, GiveUpHandler> = {
     [WORKER_JOB_TYPES.process]: async (job, giveUp) => {
-      const giveUpProcessing = processing[job.scope.environment];
-      if (giveUpProcessing === undefined) {
-        throw new PermanentJobError('invalid_job_scope', `Job ${job.id} names an unknown environment.`);
-      }
       const authorization = await findCase(job);
       if (authorization?.status !== 'processing') return 'none';
       if (authorization.finalBoundaryCrossedAt !== null) {
         return repeatable(giveUp) ? schedule(job, giveUp, WORKER_JOB_TYPES.reconcile) : 'none';
       }
-      const outcome = await giveUpProcessing.execute(job.scope, command(job));
+      // Guarded again inside its own write: should the boundary be crossed meanwhile, nothing is failed.
+      const outcome = await abandon.execute(job.scope, { ...command(job), reason: giveUp.reason });
       return outcome === 'failed' ? 'case_failed' : outcome;
     },
     [WORKER_JOB_TYPES.reconcile]: async (job, giveUp) => {
