@@ -1,1 +1,9 @@
-module.exports = require('../../jest.preset.js')(__dirname);
+// End-to-end tests start real API and worker processes on one test database. Files run one at a time so one
+// file's workers never run another file's jobs; inside a file the cases run concurrently.
+module.exports = require('../../jest.preset.js')(__dirname, {
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
+  maxWorkers: 1,
+  maxConcurrency: 32,
+  testTimeout: 60_000,
+});

@@ -1,0 +1,3 @@
+import { teardownTestDatabase } from '@prior-auth/persistence-postgres';
+
+export default teardownTestDatabase;
