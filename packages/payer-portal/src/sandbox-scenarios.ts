@@ -78,7 +78,7 @@ export const SANDBOX_SCENARIOS: readonly SandboxScenarioInfo[] = Object.freeze(
       scenario: 'manual_handoff',
       memberId: 'SBX-MANUAL-HANDOFF',
       description:
-        "The payer portal needs a person to finish the submission: the case moves to requires_action with a complete_payer_interaction next action resolved by a manual handoff. The operator submits the request on the sandbox portal's session page, which shows the payer's reference number; a handoff completed with that reference number is found at the payer and the case then waits for an approval. With any other reference number, or none, the payer shows nothing.",
+        "The payer portal needs a person to finish the submission: the case moves to requires_action with a complete_payer_interaction next action resolved by a manual handoff. The operator submits the request on the sandbox portal's session page, which shows the payer's reference number; a handoff completed with that reference number is found at the payer, which then approves the case. With any other reference number, or none, the payer shows nothing and the case goes back to an operator.",
     },
   ].map((info) => Object.freeze(info as SandboxScenarioInfo)),
 );

@@ -1,4 +1,11 @@
-import { ApiClient, type Authorization, type ErrorBody, type SandboxScenario } from './support/api-client';
+import {
+  ApiClient,
+  expectStatus,
+  type Authorization,
+  type ErrorBody,
+  type ManualHandoff,
+  type SandboxScenario,
+} from './support/api-client';
 import {
   CaseJourney,
   expectSandboxReceipt,
@@ -243,7 +250,7 @@ it.concurrent.each(POLICIES)(
 );
 
 it.concurrent.each(POLICIES)(
-  '%s, manual_handoff: the portal needs a person; the case waits for an operator',
+  '%s, manual_handoff: an operator submits at the payer through a grant; the payer confirms and decides',
   async (policy) => {
     const journey = await openCase('manual_handoff', policy);
     await submitThroughReview(journey, policy, 'manual_handoff');
@@ -260,6 +267,60 @@ it.concurrent.each(POLICIES)(
       submission: { payerReceipt: null, decision: null },
     });
     expectReviewAfterSubmission(needsHuman, policy);
+
+    // The operator: a handoff, an access grant, the payer's session page, the submission there.
+    const handoff = expectStatus(
+      await api.createHandoff(journey.id, needsHuman.version),
+      201,
+      'create a manual handoff',
+    ).body as ManualHandoff;
+    expect(handoff).toMatchObject({ state: 'active', authorization: { status: 'requires_action' } });
+    const grant = expectStatus(
+      await api.createHandoffGrant(journey.id, handoff.manualHandoffId),
+      201,
+      'create an access grant',
+    ).body as { url: string };
+    const opened = await fetch(grant.url, { redirect: 'manual' });
+    expect(opened.status).toBe(303);
+    const sessionPage = opened.headers.get('location')!;
+    expect(await (await fetch(sessionPage)).text()).toMatch(/<form[^>]+method="post"/i);
+    const submitted = await fetch(sessionPage, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
+    expect(submitted.status).toBe(200);
+    const reference = /SBXM-[0-9A-F]{12}/.exec(await submitted.text())?.[0];
+    expect(reference).toBeDefined();
+
+    const claimed = expectStatus(
+      await api.completeHandoff(journey.id, handoff.manualHandoffId, handoff.version, {
+        reportedOutcome: 'submitted',
+        observedReferenceNumber: reference,
+      }),
+      200,
+      'complete the handoff',
+    ).body as ManualHandoff;
+    expect(claimed).toMatchObject({
+      state: 'closing',
+      reconciliation: { state: 'pending' },
+      authorization: { status: 'processing' },
+    });
+
+    // The worker finds the submission at the payer before the case shows a receipt; then the payer decides.
+    const done = await journey.waitForStatus('completed');
+    expect(done.outcome).toBe('approved');
+    expect(done.submission.payerReceipt).toMatchObject({ referenceNumber: reference });
+    const closed = expectStatus(
+      await api.getHandoff(journey.id, handoff.manualHandoffId),
+      200,
+      'read the handoff',
+    ).body;
+    expect(closed).toMatchObject({
+      state: 'closed',
+      result: 'completed_reported',
+      reconciliation: { state: 'confirmed' },
+    });
   },
 );
 

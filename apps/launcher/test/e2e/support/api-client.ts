@@ -83,6 +83,15 @@ export interface Authorization {
   canceledAt: string | null;
 }
 
+export interface ManualHandoff {
+  manualHandoffId: string;
+  state: 'offered' | 'active' | 'closing' | 'closed';
+  result: string | null;
+  authorization: { id: string; version: number; status: string };
+  reconciliation?: { id: string; state: string };
+  version: number;
+}
+
 export interface ErrorBody {
   error: { code: string; message: string; details: Record<string, unknown> };
 }
@@ -174,6 +183,35 @@ export class ApiClient {
       ifMatch: version,
       idempotencyKey: randomUUID(),
     });
+  }
+
+  /** Hands the case's payer interaction to an operator (If-Match: the authorization's version). */
+  createHandoff(id: string, version: number) {
+    return this.call<ManualHandoff | ErrorBody>('POST', `${AUTHORIZATIONS}/${id}/manual-handoffs`, {
+      ifMatch: version,
+      idempotencyKey: randomUUID(),
+    });
+  }
+
+  getHandoff(id: string, handoffId: string) {
+    return this.call<ManualHandoff>('GET', `${AUTHORIZATIONS}/${id}/manual-handoffs/${handoffId}`);
+  }
+
+  createHandoffGrant(id: string, handoffId: string) {
+    return this.call<{ id: string; url: string; expiresAt: string } | ErrorBody>(
+      'POST',
+      `${AUTHORIZATIONS}/${id}/manual-handoffs/${handoffId}/access-grants`,
+      { idempotencyKey: randomUUID() },
+    );
+  }
+
+  /** The operator's claim (If-Match: the handoff's own version). */
+  completeHandoff(id: string, handoffId: string, version: number, body: Record<string, unknown>) {
+    return this.call<ManualHandoff | ErrorBody>(
+      'POST',
+      `${AUTHORIZATIONS}/${id}/manual-handoffs/${handoffId}/complete`,
+      { body, ifMatch: version, idempotencyKey: randomUUID() },
+    );
   }
 
   /** The three-step upload of the files API: create, PUT the bytes to the signed URL, complete. */
