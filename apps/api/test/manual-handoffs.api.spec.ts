@@ -143,6 +143,13 @@ describe('create', () => {
     expect(one.headers.etag).toBe(created.headers.etag);
     const list = await request(t.app).get(handoffsOf(authorization.id)).set(auth()).expect(200);
     expect(list.body).toEqual({ data: [created.body], pagination: { nextCursor: null } });
+    const typo = await request(t.app)
+      .get(`${handoffsOf(authorization.id)}?limt=5`)
+      .set(auth())
+      .expect(422);
+    expect(typo.body.error.issues).toEqual([
+      expect.objectContaining({ errorType: 'unknown_field', location: ['query', 'limt'] }),
+    ]);
   });
 
   it('checks the tenant (404) before If-Match (428 missing, 400 malformed, 409 stale)', async () => {
@@ -414,8 +421,13 @@ describe('complete, unable-to-complete, revoke', () => {
       .set(auth())
       .expect(200);
     expect(settled.body).toMatchObject({ state: 'closed', reconciliation: { state: 'not_found' } });
-    // The new interaction may be handed to a human again.
-    await createHandoff(after.body);
+    // The new interaction may be handed to a human again; the list shows the newest first.
+    const again = await createHandoff(after.body);
+    const list = await request(t.app).get(handoffsOf(authorization.id)).set(auth()).expect(200);
+    expect(list.body.data.map((h: { manualHandoffId: string }) => h.manualHandoffId)).toEqual([
+      again.manualHandoffId,
+      handoff.manualHandoffId,
+    ]);
   });
 
   it('unable-to-complete closes the handoff and returns the case to processing', async () => {

@@ -29,18 +29,14 @@ export function pipeline(dataSource: DataSource, clock: Clock = { now: () => new
   };
   const process = new ProcessAuthorizationUseCase(deps);
   return {
-    /** Runs processing steps until the case leaves `processing` (at most `steps`). */
+    /** Runs processing steps until the case leaves `processing` or a step has nothing to do (at most `steps`). */
     async process(scope: TenantScope, authorizationId: string, steps = 6): Promise<string[]> {
       const outcomes: string[] = [];
       for (let step = 0; step < steps; step += 1) {
         const outcome = await process.execute(scope, { authorizationId });
         outcomes.push(outcome);
-        if (outcome !== 'superseded' && outcome !== 'requirements_revealed' && outcome !== 'skipped') {
-          const status = await statusOf(dataSource, authorizationId);
-          if (status !== 'processing') break;
-        } else {
-          break;
-        }
+        const idle = outcome === 'skipped' || outcome === 'superseded' || outcome === 'requirements_revealed';
+        if (idle || (await statusOf(dataSource, authorizationId)) !== 'processing') break;
       }
       return outcomes;
     },

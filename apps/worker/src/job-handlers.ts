@@ -1,6 +1,5 @@
 import {
   AbandonProcessingUseCase,
-  PROCESSING_ABANDONED_CODE,
   ExpireManualHandoffUseCase,
   PayerPortalError,
   PollDecisionUseCase,
@@ -113,9 +112,6 @@ export class UnavailablePayerPortal implements PayerPortal {
     );
   }
 }
-
-/** The failure a case gets when its processing is given up before anything reached the payer. */
-export const PROCESSING_GIVEN_UP_CODE = PROCESSING_ABANDONED_CODE;
 
 interface EnvironmentPipeline {
   process: ProcessAuthorizationUseCase;

@@ -161,27 +161,9 @@ export class ManualHandoffController {
   }
 
   async createAccessGrant(req: Request, res: Response): Promise<void> {
-    const scope = scopeOf(req);
     const ref = this.handoffRef(req);
-    const [key] = validateAll(
-      () => idempotencyKey(req, true),
-      () => assertEmptyBody(req.body),
-    );
-    await this.commands.run(
-      req,
-      res,
-      {
-        operation: 'manual_handoffs.create_access_grant',
-        idempotencyKey: key,
-        params: ref,
-        body: req.body,
-        ifMatch: null,
-      },
-      async () => ({
-        status: 201,
-        headers: {},
-        body: presentManualHandoffAccessGrant(await this.useCases.createAccessGrant.execute(scope, ref)),
-      }),
+    await this.grantCommand(req, res, 'manual_handoffs.create_access_grant', ref, async () =>
+      presentManualHandoffAccessGrant(await this.useCases.createAccessGrant.execute(scopeOf(req), ref)),
     );
   }
 
@@ -194,8 +176,22 @@ export class ManualHandoffController {
   }
 
   async createLiveSessionGrant(req: Request, res: Response): Promise<void> {
-    const scope = scopeOf(req);
     const authorizationId = param(req, 'authorizationId');
+    await this.grantCommand(req, res, 'live_sessions.create_access_grant', { authorizationId }, async () =>
+      presentLiveSessionAccessGrant(
+        await this.useCases.createLiveSessionGrant.execute(scopeOf(req), { authorizationId }),
+      ),
+    );
+  }
+
+  /** Minting a grant: Idempotency-Key required, no body, no If-Match; answers 201 with the grant. */
+  private async grantCommand(
+    req: Request,
+    res: Response,
+    operation: string,
+    params: Record<string, string>,
+    issue: () => Promise<object>,
+  ): Promise<void> {
     const [key] = validateAll(
       () => idempotencyKey(req, true),
       () => assertEmptyBody(req.body),
@@ -203,20 +199,8 @@ export class ManualHandoffController {
     await this.commands.run(
       req,
       res,
-      {
-        operation: 'live_sessions.create_access_grant',
-        idempotencyKey: key,
-        params: { authorizationId },
-        body: req.body,
-        ifMatch: null,
-      },
-      async () => ({
-        status: 201,
-        headers: {},
-        body: presentLiveSessionAccessGrant(
-          await this.useCases.createLiveSessionGrant.execute(scope, { authorizationId }),
-        ),
-      }),
+      { operation, idempotencyKey: key, params, body: req.body, ifMatch: null },
+      async () => ({ status: 201, headers: {}, body: await issue() }),
     );
   }
 

@@ -1707,16 +1707,20 @@ The prior-authorization service: an HTTP + JSON API that tracks prior-authorizat
 **Authentication.** Every \`/v1\` request carries \`Authorization: Bearer <API_KEY>\`. Keys belong to one
 organization and one environment (\`pa_sandbox_…\` or \`pa_live_…\`); a key of one environment is never valid
 in the other. Another organization's or environment's objects answer 404. \`/health\`, this document at
-\`/openapi.json\`, \`/docs\` and the signed \`/blobs/…\` URLs need no key.
+\`/openapi.json\`, \`/docs\`, the signed \`/blobs/…\` URLs, access-grant URLs (\`/grants/…\`) and the sandbox
+session pages they lead to need no key: the signed URL is the credential.
 
-**Requests.** A request that carries a body must send \`Content-Type: application/json\` (any other type or
+**Requests.** A request that carries a body must send \`Content-Type: application/json\` (the sandbox session
+page's HTML form excepted; any other type or
 invalid JSON → 400 \`bad_request\`; over the size limit → 413 \`payload_too_large\`). Unknown fields are refused
 (422, \`errorType: unknown_field\`).
 
-**Concurrency.** Responses that carry an authorization have \`ETag: "<version>"\`; mutations require it back in
-\`If-Match\` (missing → 428, malformed → 400, stale → 409 \`version_conflict\`).
+**Concurrency.** Responses that carry an authorization or a manual handoff have \`ETag: "<version>"\`;
+mutations require it back in \`If-Match\` (missing → 428, malformed → 400, stale → 409 \`version_conflict\`); a
+handoff's own commands take the handoff's version.
 
-**Idempotency.** Command POSTs accept \`Idempotency-Key\` (required on create, attach, confirm and cancel). The
+**Idempotency.** Command POSTs accept \`Idempotency-Key\` (required on create, attach, confirm, cancel and every
+manual-handoff, access-grant and live-session-grant POST). The
 same key and request answer the stored status and body byte for byte with \`Idempotent-Replayed: true\`.
 
 **Errors.** Every error has the envelope \`{error: {code, message, retryable, details, issues}, requestId}\`;

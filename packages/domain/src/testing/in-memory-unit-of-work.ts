@@ -118,7 +118,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
         listByAuthorization: async (authorizationId) =>
           allOf<ManualHandoffState>('manualHandoffs')
             .filter((s) => s.authorizationId === authorizationId)
-            .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+            .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id.localeCompare(a.id))
             .map(ManualHandoff.rehydrate),
         findOpenByInteraction: async (authorizationId, interactionActionId) => {
           const owner = allOf<ManualHandoffState>('manualHandoffs')

@@ -122,7 +122,7 @@ describe('TypeOrmManualHandoffRepository', () => {
         ] as const,
     );
     expect(owner?.id).toBe(second.id);
-    expect(all.map((h) => h.id)).toEqual([first.id, second.id]);
+    expect(all.map((h) => h.id)).toEqual([second.id, first.id]); // newest first
 
     const other = await createTestTenant(dataSource);
     const seen = await unitOfWork.run(other, async (tx) => [

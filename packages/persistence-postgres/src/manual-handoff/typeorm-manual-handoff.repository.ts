@@ -30,8 +30,8 @@ export class TypeOrmManualHandoffRepository implements ManualHandoffRepository {
   async listByAuthorization(authorizationId: string): Promise<ManualHandoff[]> {
     const rows = await this.rows()
       .andWhere('h.authorization_id = :authorizationId', { authorizationId })
-      .orderBy('h.created_at', 'ASC')
-      .addOrderBy('h.id', 'ASC')
+      .orderBy('h.created_at', 'DESC')
+      .addOrderBy('h.id', 'DESC')
       .getMany();
     return rows.map(toManualHandoff);
   }
