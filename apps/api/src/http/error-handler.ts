@@ -1,7 +1,8 @@
 import { isDomainError } from '@prior-auth/domain';
-import { isDatabaseUnavailableError, isInvalidCursorError } from '@prior-auth/persistence-postgres';
+import { isDatabaseUnavailable, isInvalidCursorError } from '@prior-auth/persistence-postgres';
 import type { Logger } from '@prior-auth/platform';
 import type { ErrorRequestHandler, Response } from 'express';
+import { DatabaseOutageTracker } from './database-outage-tracker';
 import { DOMAIN_ERROR_HTTP_STATUS } from './error-mapping';
 import { HttpError, type ValidationIssue } from './http-error';
 import { requestContext } from './request-context';
@@ -78,8 +79,9 @@ export function toErrorResponse(
       ),
     };
   }
-  if (isDatabaseUnavailableError(error)) {
-    // Nothing was committed (the transaction failed as a whole), so the same request may simply be retried.
+  if (isDatabaseUnavailable(error)) {
+    // Wherever it was raised (the API-key lookup, a read, a command): nothing was committed (a transaction
+    // fails as a whole), so the same request may simply be retried (docs/decisions/0012-http-details.md).
     return {
       status: 503,
       headers: { 'Retry-After': '1' },
@@ -129,12 +131,17 @@ export function sendError(res: Response, error: unknown, requestId: string): voi
   res.status(status).set(headers).json(body);
 }
 
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+export function errorHandler(
+  logger: Logger,
+  outage = new DatabaseOutageTracker(logger),
+): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const { requestId } = requestContext(req);
-    const { status } = toErrorResponse(error, requestId);
+    const { status, body } = toErrorResponse(error, requestId);
+    // An outage is logged by the tracker when it starts and ends, not once per refused request.
+    if (body.error.code === 'service_unavailable') outage.refused(error);
     // Only the error's class and message reach the log: bodies (PHI) never do.
-    if (status >= 500)
+    else if (status >= 500)
       logger.error(
         {
           requestId,
