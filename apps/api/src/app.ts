@@ -18,8 +18,10 @@ import { ManualHandoffController } from './manual-handoff/manual-handoff.control
 import { accessLogMiddleware } from './http/access-log.middleware';
 import { asyncHandler } from './http/async-handler';
 import { jsonBodiesOnly } from './http/content-type.middleware';
+import { DatabaseOutageTracker } from './http/database-outage-tracker';
 import { errorHandler } from './http/error-handler';
 import { HttpError } from './http/http-error';
+import { safeJsonBody, wellFormedRequestTarget } from './http/input-guards.middleware';
 import { methodNotAllowed } from './http/method-not-allowed';
 import { requestIdMiddleware } from './http/request-id.middleware';
 import { docsRouter, openApiDocumentHandler } from './openapi/docs.routes';
@@ -30,6 +32,7 @@ import { TOKENS } from './tokens';
 export function createApp(container: Container): Express {
   const config = container.get<AppConfig>(TOKENS.Config);
   const logger = container.get<Logger>(TOKENS.Logger);
+  const outage = new DatabaseOutageTracker(logger);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -42,6 +45,8 @@ export function createApp(container: Container): Express {
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
+  // NUL bytes or invalid UTF-8 in the path or query: refused before any route reads the database.
+  app.use(wellFormedRequestTarget);
   // Raw file bytes (filesystem blob store): no API key, and before the JSON-only check and the body parser.
   app.use(blobRouter(container.get(TOKENS.BlobStorage), logger));
   // Access-grant URLs and the sandbox payer's session page they lead to: capabilities, no API key. The page
@@ -60,7 +65,8 @@ export function createApp(container: Container): Express {
   app.use(docsRouter(openApiDocument));
 
   const v1 = express.Router();
-  v1.use(authenticationMiddleware(container.get(ApiKeyAuthenticator)));
+  v1.use(authenticationMiddleware(container.get(ApiKeyAuthenticator), outage));
+  v1.use(safeJsonBody);
   const catalog = container.get(CatalogController);
   v1.route('/payers')
     .get(asyncHandler((req, res) => catalog.listPayers(req, res)))
@@ -88,6 +94,6 @@ export function createApp(container: Container): Express {
   app.use((req, _res, next) =>
     next(new HttpError(404, 'not_found', `No route matches ${req.method} ${req.path}.`)),
   );
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, outage));
   return app;
 }

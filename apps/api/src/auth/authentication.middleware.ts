@@ -1,9 +1,17 @@
 import type { RequestHandler } from 'express';
+import type { DatabaseOutageTracker } from '../http/database-outage-tracker';
 import { HttpError } from '../http/http-error';
 import { requestContext } from '../http/request-context';
 import type { ApiKeyAuthenticator } from './api-key-authenticator';
 
-export function authenticationMiddleware(authenticator: ApiKeyAuthenticator): RequestHandler {
+/**
+ * `Authorization: Bearer <key>` → the request's tenant scope, or 401. The key lookup reads the database, so a
+ * lookup that succeeded tells the outage tracker the database answers again.
+ */
+export function authenticationMiddleware(
+  authenticator: ApiKeyAuthenticator,
+  outage?: DatabaseOutageTracker,
+): RequestHandler {
   return (req, _res, next) => {
     authenticator.authenticate(req.header('authorization')).then((auth) => {
       if (!auth) {
@@ -19,6 +27,7 @@ export function authenticationMiddleware(authenticator: ApiKeyAuthenticator): Re
         );
         return;
       }
+      outage?.answered();
       requestContext(req).auth = auth;
       next();
     }, next);

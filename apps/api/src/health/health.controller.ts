@@ -11,6 +11,8 @@ export class HealthController {
 
   async get(_req: Request, res: Response): Promise<void> {
     const databaseUp = await pingDatabase(this.dataSource);
+    // Like every 503 of this API (docs/decisions/0012-http-details.md): the database may be back in a second.
+    if (!databaseUp) res.setHeader('Retry-After', '1');
     res.status(databaseUp ? 200 : 503).json({
       status: databaseUp ? 'ok' : 'degraded',
       checks: { database: databaseUp ? 'up' : 'down' },

@@ -20,9 +20,11 @@ export const HTTP_LAYER_ERROR_STATUS = {
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   payload_too_large: 413,
   request_validation_failed: 422,
   precondition_required: 428,
+  headers_too_large: 431,
   idempotency_key_reused: 409,
   idempotency_key_in_use: 409,
   internal_error: 500,
@@ -51,6 +53,10 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   request_validation_failed:
     'Body, query or headers are invalid; `error.issues` names each invalid field (`location`, `errorType`).',
   precondition_required: 'The operation requires an If-Match header with the current version.',
+  request_timeout:
+    'The request was not received in time (answered by the HTTP server before routing; the connection closes).',
+  headers_too_large:
+    'The request headers are over the HTTP server limit (answered before routing; the connection closes).',
   idempotency_key_reused: 'The Idempotency-Key was already used for a different request; use a new key.',
   idempotency_key_in_use:
     'A request with this Idempotency-Key is still running (`retryable: true`); retry after `Retry-After`.',

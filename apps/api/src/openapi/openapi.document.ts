@@ -934,14 +934,24 @@ interface OperationSpec {
   command?: boolean;
 }
 
-/** Errors any request can meet, by how the route is mounted (see `app.ts`). */
+/**
+ * Errors any request can meet, by how the route is mounted (see `app.ts`). `not_found`: a path value that is
+ * not valid UTF-8 or holds control characters (`%00`) is refused before routing.
+ */
 const COMMON_ERRORS: Record<Access, readonly ErrorCode[]> = {
   // Behind the JSON body checks and the API-key lookup (which reads the database).
-  api_key: ['bad_request', 'unauthorized', 'payload_too_large', 'internal_error', 'service_unavailable'],
+  api_key: [
+    'bad_request',
+    'unauthorized',
+    'not_found',
+    'payload_too_large',
+    'internal_error',
+    'service_unavailable',
+  ],
   // Behind the JSON body checks, no key.
-  public: ['bad_request', 'payload_too_large', 'internal_error'],
+  public: ['bad_request', 'not_found', 'payload_too_large', 'internal_error'],
   // Blob routes: mounted before the body checks; the token is the credential.
-  capability: ['internal_error'],
+  capability: ['not_found', 'internal_error'],
 };
 
 function operation(spec: OperationSpec): oas31.OperationObject {
@@ -1727,6 +1737,9 @@ same key and request answer the stored status and body byte for byte with \`Idem
 clients match on \`error.code\`. Each operation lists its statuses and codes. Beyond them, a path no route
 serves answers 404 \`not_found\` (under \`/v1\`, an invalid key is a 401 first) and a known path with a method
 it does not serve answers 405 \`method_not_allowed\` (components \`NotFound\` and \`MethodNotAllowed\`).
+Before any route: a path that is not valid UTF-8 or holds control characters (\`%00\`) answers 404
+\`not_found\`, such a query parameter 422; headers over the server's limit answer 431 \`headers_too_large\`,
+a request that is not valid HTTP 400 \`bad_request\`, one not received in time 408 \`request_timeout\`.
 
 **Lists** answer \`{data, pagination: {nextCursor}}\`, newest first; \`limit\` is 1–${MAX_LIMIT}
 (default ${DEFAULT_LIMIT}).
