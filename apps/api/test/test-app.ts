@@ -56,9 +56,11 @@ export async function createTestApp(
     logLines?: string[];
     /** The use cases' and grants' clock (to see grants expire); the system clock when absent. */
     clock?: Clock;
+    /** Another database than the run's test database (closed by `close` like the default one). */
+    dataSource?: DataSource;
   } = {},
 ): Promise<TestApp> {
-  const dataSource = await openTestDataSource();
+  const dataSource = options.dataSource ?? (await openTestDataSource());
   const blobDirectory = await mkdtemp(join(tmpdir(), 'api-blobs-'));
   const config = loadConfig({
     SIGNING_SECRET: 'test-signing-secret-test-signing-secret',

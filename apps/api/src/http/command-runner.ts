@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { isDomainError } from '@prior-auth/domain';
 import {
   IdempotencyClaimLostError,
+  isDatabaseUnavailable,
   type PostgresIdempotencyStore,
   type StoredResponse,
   type TransactionContext,
@@ -140,8 +141,9 @@ export class CommandRunner {
     } catch (error) {
       // Nothing was committed: free the key so a retry can run the command.
       await this.store.release({ ...ref, claimToken: claim.claimToken }).catch((releaseError: unknown) => {
-        // The claim then expires after IDEMPOTENCY_LOCK_TIMEOUT_MS and is taken over by the next retry.
-        this.logger.warn(
+        // The claim then expires after IDEMPOTENCY_LOCK_TIMEOUT_MS and is taken over by the next retry. During
+        // a database outage every in-flight command ends here; the outage itself is logged once (0015).
+        this.logger[isDatabaseUnavailable(releaseError) ? 'debug' : 'warn'](
           { requestId: context.requestId, err: { name: (releaseError as Error)?.name } },
           'could not release an idempotency claim',
         );
