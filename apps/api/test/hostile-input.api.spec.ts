@@ -3,14 +3,8 @@ import { connect } from 'node:net';
 import request from 'supertest';
 import { listen, type RunningServer } from '../src/http-server';
 import { BASE, createBody, newKey } from './authorization-helpers';
+import { prototypeSnapshot } from './support/prototype-snapshot';
 import { createTestApp, type TestApp, type TestTenant } from './test-app';
-
-/** Object.prototype as it is now: its own keys and what each holds. */
-const prototypeSnapshot = () =>
-  Object.getOwnPropertyNames(Object.prototype).map((name) => [
-    name,
-    Object.getOwnPropertyDescriptor(Object.prototype, name)?.value,
-  ]);
 
 const expectValidationIssueAt = (res: request.Response, location: string[]) => {
   expect(res.status).toBe(422);

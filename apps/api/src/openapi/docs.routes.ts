@@ -1,4 +1,5 @@
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import express, { type RequestHandler, type Router } from 'express';
 import helmet from 'helmet';
 import { HttpError } from '../http/http-error';
@@ -51,6 +52,19 @@ const ASSETS: Record<string, Asset> = {
   'swagger-ui-bundle.js': { type: 'text/javascript; charset=utf-8', file: 'swagger-ui-bundle.js' },
   'favicon-32x32.png': { type: 'image/png', file: 'favicon-32x32.png' },
   'docs-initializer.js': { type: 'text/javascript; charset=utf-8', text: INITIALIZER },
+};
+
+const contents = new Map<string, Promise<Buffer>>();
+/** One of the few files of swagger-ui-dist the page uses, read once per process. */
+const fileContents = (file: string): Promise<Buffer> => {
+  let bytes = contents.get(file);
+  if (!bytes) {
+    bytes = readFile(join(SWAGGER_UI_DIR, file));
+    // A failed read is not kept: the next request tries again.
+    bytes.catch(() => contents.delete(file));
+    contents.set(file, bytes);
+  }
+  return bytes;
 };
 
 /**
@@ -116,17 +130,9 @@ export function docsRouter(document: OpenApiDocument): Router {
         res.set(headers).send(asset.text);
         return;
       }
-      // `root` keeps the dotfile check to the file name (the package lives under node_modules/.pnpm).
-      const options = {
-        root: SWAGGER_UI_DIR,
-        headers,
-        cacheControl: false,
-        etag: false,
-        lastModified: false,
-      };
-      res.sendFile(asset.file, options, (error) => {
-        if (error) next(error);
-      });
+      // Read once and sent whole: a static file stream would honour If-Match, If-Unmodified-Since and Range
+      // on a file with no validators and fail such requests outside the error envelope (0015).
+      fileContents(asset.file).then((bytes) => res.set(headers).send(bytes), next);
     })
     .all(methodNotAllowed);
   return router;

@@ -935,8 +935,9 @@ interface OperationSpec {
 }
 
 /**
- * Errors any request can meet, by how the route is mounted (see `app.ts`). `not_found`: a path value that is
- * not valid UTF-8 or holds control characters (`%00`) is refused before routing.
+ * Errors any request can meet, by how the route is mounted (see `app.ts`). Before routing, a path value that
+ * is not valid UTF-8 or holds control characters (`%00`) is a `not_found`, such a query parameter a
+ * `request_validation_failed`; under `/v1`, so is a body with prototype keys or nested too deep.
  */
 const COMMON_ERRORS: Record<Access, readonly ErrorCode[]> = {
   // Behind the JSON body checks and the API-key lookup (which reads the database).
@@ -945,13 +946,14 @@ const COMMON_ERRORS: Record<Access, readonly ErrorCode[]> = {
     'unauthorized',
     'not_found',
     'payload_too_large',
+    'request_validation_failed',
     'internal_error',
     'service_unavailable',
   ],
   // Behind the JSON body checks, no key.
-  public: ['bad_request', 'not_found', 'payload_too_large', 'internal_error'],
+  public: ['bad_request', 'not_found', 'payload_too_large', 'request_validation_failed', 'internal_error'],
   // Blob routes: mounted before the body checks; the token is the credential.
-  capability: ['not_found', 'internal_error'],
+  capability: ['not_found', 'request_validation_failed', 'internal_error'],
 };
 
 function operation(spec: OperationSpec): oas31.OperationObject {

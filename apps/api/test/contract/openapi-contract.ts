@@ -64,6 +64,17 @@ const formatErrors = (errors: ErrorObject[] | null | undefined): string =>
     )
     .join('\n');
 
+/** A path the API refuses before routing: a segment that is not UTF-8 or holds control characters (0015). */
+const malformedPath = (path: string): boolean =>
+  path.split('/').some((segment) => {
+    try {
+      // eslint-disable-next-line no-control-regex
+      return /[\u0000-\u001f\u007f]/.test(decodeURIComponent(segment));
+    } catch {
+      return true;
+    }
+  });
+
 const excerpt = (text: string) => (text.length > 600 ? `${text.slice(0, 600)}…` : text);
 
 export class OpenApiContract {
@@ -205,9 +216,11 @@ export class OpenApiContract {
   private checkGeneric(response: ObservedResponse, unknownPath: boolean, mayBeUnserved: boolean): string[] {
     const allowed: ErrorCode[] = [
       ...(unknownPath ? [] : (['method_not_allowed'] as const)),
-      ...(mayBeUnserved ? (['not_found'] as const) : []),
+      ...(mayBeUnserved || malformedPath(response.path) ? (['not_found'] as const) : []),
       'bad_request',
       'payload_too_large',
+      // A query parameter that is not valid UTF-8 or holds control characters is refused before routing.
+      'request_validation_failed',
       'internal_error',
       ...(response.path.startsWith('/v1/') ? (['unauthorized', 'service_unavailable'] as const) : []),
     ];
