@@ -18,7 +18,18 @@ module.exports = (packageDir, overrides = {}) => ({
         sourceMaps: 'inline',
       },
     ],
+    // pg-boss and two of its dependencies ship only ES modules, which Jest's CommonJS runtime cannot load.
+    '^.+\\.js$': [
+      '@swc/jest',
+      {
+        jsc: { parser: { syntax: 'ecmascript', importAttributes: true }, target: 'es2022' },
+        module: { type: 'commonjs' },
+      },
+    ],
   },
+  transformIgnorePatterns: [
+    '/node_modules/(?!(\\.pnpm/[^/]+/node_modules/)?(pg-boss|serialize-error|non-error)/)',
+  ],
   moduleNameMapper: {
     '^@prior-auth/([a-z-]+)$': path.join(__dirname, 'packages/$1/src'),
   },
