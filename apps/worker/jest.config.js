@@ -4,4 +4,6 @@ module.exports = require('../../jest.preset.js')(__dirname, {
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   maxWorkers: 1,
+  // Recovering a killed worker's job waits for its heartbeat to lapse (decision 0016).
+  testTimeout: 30_000,
 });

@@ -46,6 +46,7 @@ import {
   TypeOrmProviderRegistry,
   TypeOrmRuntimeSessionLedger,
   TypeOrmUnitOfWork,
+  type JobBoss,
 } from '@prior-auth/persistence-postgres';
 import { Container } from 'inversify';
 import type { DataSource } from 'typeorm';
@@ -79,6 +80,8 @@ export interface ApiDependencies {
   blobStorage?: BlobStorage;
   /** The clock of use cases and grants; the system clock when absent (tests move it to see grants expire). */
   clock?: Clock;
+  /** The job queue commands enqueue into, in their transaction (startJobBoss as a producer; decision 0016). */
+  jobBoss: JobBoss;
 }
 
 /**
@@ -122,7 +125,10 @@ export function buildContainer(deps: ApiDependencies): Container {
   const grantLedger = new TypeOrmAccessGrantStore(deps.dataSource);
   const sessionLedger = new TypeOrmRuntimeSessionLedger(deps.dataSource);
   const ports = {
-    unitOfWork: new TypeOrmUnitOfWork(deps.dataSource, { cursors: new KeysetCursors(signer), clock }),
+    unitOfWork: new TypeOrmUnitOfWork(deps.dataSource, {
+      cursors: new KeysetCursors(signer),
+      jobBoss: deps.jobBoss,
+    }),
     clock,
     ids,
     providerRegistry: new TypeOrmProviderRegistry(deps.dataSource),

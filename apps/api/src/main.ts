@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { ConfigError, createLogger, dataDir, loadConfig, onShutdownSignal } from '@prior-auth/platform';
 import { FsBlobStore } from '@prior-auth/blob-storage';
-import { bootstrapDatabase } from '@prior-auth/persistence-postgres';
+import { bootstrapDatabase, startJobBoss } from '@prior-auth/persistence-postgres';
 import { createApp } from './app';
 import { buildContainer } from './container';
 import { listen } from './http-server';
@@ -24,7 +24,11 @@ async function main(): Promise<void> {
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     applicationName: 'prior-auth-api',
   });
-  const app = createApp(buildContainer({ config, logger, dataSource: database.dataSource, blobStorage }));
+  // Commands enqueue worker jobs in their own transaction; this instance only sends (decision 0016).
+  const jobBoss = await startJobBoss({ connectionString: database.url, role: 'producer' });
+  const app = createApp(
+    buildContainer({ config, logger, dataSource: database.dataSource, blobStorage, jobBoss }),
+  );
   const running = await listen(app, config.PORT, config.HOST);
   logger.info(
     { host: config.HOST, port: running.port },
@@ -35,6 +39,7 @@ async function main(): Promise<void> {
     async () => {
       await running.close(config.SHUTDOWN_GRACE_MS);
       await blobStorage.close();
+      await jobBoss.stop({ graceful: false });
       await database.close();
       logger.info('API stopped');
     },

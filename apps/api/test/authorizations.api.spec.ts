@@ -1,3 +1,4 @@
+import { JOB_TABLE } from '@prior-auth/persistence-postgres';
 import request from 'supertest';
 import {
   ALT_BASE,
@@ -500,7 +501,7 @@ describe('authorization endpoints', () => {
         version: authorization.version + 1,
       });
       const jobs = await t.dataSource.query(
-        'SELECT type FROM jobs WHERE organization_id = $1 AND authorization_id = $2',
+        `SELECT name AS type FROM ${JOB_TABLE} WHERE data->>'organizationId' = $1 AND data->>'authorizationId' = $2`,
         [tenant.organizationId, authorization.id],
       );
       expect(jobs).toEqual([{ type: 'process' }]);

@@ -1,4 +1,4 @@
-import { PostgresIdempotencyStore } from '@prior-auth/persistence-postgres';
+import { JOB_TABLE, PostgresIdempotencyStore } from '@prior-auth/persistence-postgres';
 import { fingerprint } from '../src/http/command-runner';
 import {
   ALT_BASE,
@@ -148,8 +148,11 @@ describe('Idempotency-Key (decision 4)', () => {
       )
       .expect(409);
     expect(otherVersion.body.error.code).toBe('idempotency_key_reused');
-    const jobs = await countRows(t.dataSource, 'jobs', tenant.organizationId);
-    expect(jobs).toBe(1);
+    const [jobs] = await t.dataSource.query(
+      `SELECT count(*)::int AS count FROM ${JOB_TABLE} WHERE data->>'organizationId' = $1`,
+      [tenant.organizationId],
+    );
+    expect(jobs.count).toBe(1);
 
     const cancelKey = newKey();
     const canceled = await c.cancel(authorization.id, `"${confirmed.body.version}"`, cancelKey).expect(200);

@@ -1,3 +1,4 @@
+import { JOB_TABLE } from '@prior-auth/persistence-postgres';
 import { sandboxManualReferenceNumber } from '@prior-auth/payer-portal';
 import request from 'supertest';
 import {
@@ -48,7 +49,7 @@ async function awaitingHuman() {
   await c
     .confirm(authorization.id, `"${authorization.version}"`, { nextActionId: authorization.nextAction.id })
     .expect(200);
-  await pipeline(t.dataSource).process(sandboxScope(tenant), authorization.id);
+  await pipeline(t).process(sandboxScope(tenant), authorization.id);
   const current = await c.get(authorization.id).expect(200);
   expect(current.body.status).toBe('requires_action');
   expect(current.body.nextAction).toMatchObject({
@@ -369,7 +370,7 @@ describe('complete, unable-to-complete, revoke', () => {
     expect(claimed.body.status).toBe('processing');
     expect(claimed.body.submission.payerReceipt).toBeNull();
 
-    const steps = pipeline(t.dataSource);
+    const steps = pipeline(t);
     expect(
       await steps.reconcileHandoff(sandboxScope(tenant), {
         authorizationId: authorization.id,
@@ -403,7 +404,7 @@ describe('complete, unable-to-complete, revoke', () => {
       ifMatch: `"${handoff.version}"`,
       body: { reportedOutcome: 'submitted', observedReferenceNumber: 'SBX-TYPO-000000' },
     }).expect(200);
-    const steps = pipeline(t.dataSource);
+    const steps = pipeline(t);
     const ref = { authorizationId: authorization.id, manualHandoffId: handoff.manualHandoffId };
     expect(await steps.reconcileHandoff(sandboxScope(tenant), { ...ref, attempt: 1 })).toBe(
       'retry_scheduled',
@@ -516,7 +517,7 @@ describe('complete, unable-to-complete, revoke', () => {
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(9);
     const reconciliations = await t.dataSource.query(
-      `SELECT count(*)::int AS n FROM jobs WHERE type = 'reconcile_handoff' AND authorization_id = $1`,
+      `SELECT count(*)::int AS n FROM ${JOB_TABLE} WHERE name = 'reconcile_handoff' AND data->>'authorizationId' = $1`,
       [authorization.id],
     );
     expect(reconciliations[0].n).toBe(1);

@@ -6,7 +6,7 @@ import {
   type ProcessAuthorizationDeps,
   type TenantScope,
 } from '@prior-auth/domain';
-import { KeysetCursors, TypeOrmUnitOfWork } from '@prior-auth/persistence-postgres';
+import { KeysetCursors, TypeOrmUnitOfWork, type JobBoss } from '@prior-auth/persistence-postgres';
 import { SandboxPayerPortal } from '@prior-auth/payer-portal';
 import { RandomIdGenerator, TokenSigner } from '@prior-auth/platform';
 import type { DataSource } from 'typeorm';
@@ -17,11 +17,14 @@ import type { DataSource } from 'typeorm';
  * domain use cases the worker runs, for exactly the case under test, keeps each test deterministic. (The
  * worker itself, its queue and its processes are tested in apps/worker and end to end.)
  */
-export function pipeline(dataSource: DataSource, clock: Clock = { now: () => new Date() }) {
+export function pipeline(
+  { dataSource, jobBoss }: { dataSource: DataSource; jobBoss: JobBoss },
+  clock: Clock = { now: () => new Date() },
+) {
   const deps: ProcessAuthorizationDeps = {
     unitOfWork: new TypeOrmUnitOfWork(dataSource, {
       cursors: new KeysetCursors(new TokenSigner('test-signing-secret-test-signing-secret')),
-      clock,
+      jobBoss,
     }),
     clock,
     ids: new RandomIdGenerator(),

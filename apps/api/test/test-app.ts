@@ -12,7 +12,12 @@ import {
   RandomIdGenerator,
   type AppConfig,
 } from '@prior-auth/platform';
-import { openTestDataSource, TypeOrmOrganizationDirectory } from '@prior-auth/persistence-postgres';
+import {
+  openTestDataSource,
+  startJobBoss,
+  TypeOrmOrganizationDirectory,
+  type JobBoss,
+} from '@prior-auth/persistence-postgres';
 import type { Express } from 'express';
 import type { DataSource } from 'typeorm';
 import { createApp } from '../src/app';
@@ -33,6 +38,8 @@ export interface TestApp {
   /** The API itself, unwrapped (to inspect its routes). */
   api: Express;
   dataSource: DataSource;
+  /** Where the API's commands enqueue jobs. */
+  jobBoss: JobBoss;
   config: AppConfig;
   blobStorage: BlobStorage;
   /** A fresh organization with a registered NPI and one key per environment (unique ids: tests run in parallel). */
@@ -76,6 +83,11 @@ export async function createTestApp(
       })
     : createLogger({ name: 'api-test', level: 'silent' });
   const blobStorage = openBlobStorage(config, options.blobNow ? { now: options.blobNow } : {});
+  const jobBoss = await startJobBoss({
+    connectionString: dataSource.options.type === 'postgres' ? String(dataSource.options.url) : '',
+    role: 'producer',
+    poolSize: 1,
+  });
   const api = createApp(
     buildContainer({
       config,
@@ -83,6 +95,7 @@ export async function createTestApp(
       dataSource,
       servedEnvironments: options.servedEnvironments,
       blobStorage,
+      jobBoss,
       ...(options.clock ? { clock: options.clock } : {}),
     }),
   );
@@ -91,6 +104,7 @@ export async function createTestApp(
     app: withContractCheck(api, contract),
     api,
     dataSource,
+    jobBoss,
     config,
     blobStorage,
     async createTenant(npi = '1234567893') {
@@ -112,6 +126,7 @@ export async function createTestApp(
     },
     async close() {
       await blobStorage.close();
+      await jobBoss.stop({ graceful: false });
       await dataSource.destroy();
       await rm(blobDirectory, { recursive: true, force: true });
     },

@@ -43,8 +43,7 @@ async function round(workerCount: number): Promise<Round> {
       await h.startWorker({
         portal,
         concurrency: CONCURRENCY,
-        pollIntervalMs: 100,
-        leaseMs: 60_000,
+        pollIntervalMs: 500,
         pipelineSettings: { sandbox: { decisionPollIntervalMs: 0 } },
         onJobSettled: ({ job, settlement }) => {
           jobs += 1;

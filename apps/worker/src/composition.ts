@@ -10,23 +10,20 @@ import {
 import {
   KeysetCursors,
   PostgresIdempotencyStore,
-  PostgresJobStore,
+  PURGE_IDEMPOTENCY_QUEUE,
   TypeOrmUnitOfWork,
 } from '@prior-auth/persistence-postgres';
 import { RandomIdGenerator, TokenSigner } from '@prior-auth/platform';
+import { type PgBoss } from 'pg-boss';
 import { type DataSource } from 'typeorm';
-import { createGiveUpHandlers, createJobHandlers } from './job-handlers';
-import { PgJobWakeups } from './job-notifications';
-import { type RetryPolicy } from './retry-policy';
-import { type PeriodicTask, type SettledJob, Worker, type WorkerLogger } from './worker';
+import { createGiveUpRouter, createJobHandlers } from './job-handlers';
+import { type ScheduledTask, type SettledJob, Worker, type WorkerLogger } from './worker';
 
 /**
- * Every worker purges this often: expired idempotency records (kept ≥ 24 h, decision 4) and finished jobs
- * past their retention (COMPLETED_JOB_RETENTION_MS, GIVEN_UP_JOB_RETENTION_MS). Both purges skip rows another
- * worker is purging, so all workers may run them at once.
+ * Expired idempotency records (kept ≥ 24 h, decision 4) are purged every 10 minutes, by one worker of the
+ * cluster (a pg-boss schedule). Finished jobs are deleted by pg-boss itself after their queue's retention.
  */
-export const PURGE_INTERVAL_MS = 10 * 60_000;
-
+export const PURGE_CRON = '*/10 * * * *';
 /**
  * The sandbox re-polls a pending decision at least this often: with a decision delay of 0 a `pending` case
  * would otherwise be polled in a tight loop.
@@ -43,11 +40,10 @@ export function sandboxPipelineSettings(decisionDelayMs: number): Partial<Pipeli
 
 export interface WorkerCompositionOptions {
   dataSource: DataSource;
-  /** The database to LISTEN on for wake-ups; null polls only. */
-  databaseUrl: string | null;
+  /** pg-boss, started as a worker (startJobBoss); the caller stops it after the worker. */
+  boss: PgBoss;
   logger: WorkerLogger;
   concurrency: number;
-  leaseMs: number;
   pollIntervalMs: number;
   /** Payer portal per environment; an environment without one fails its cases with payer_portal_unavailable. */
   portals: Partial<Record<Environment, PayerPortal>>;
@@ -56,72 +52,51 @@ export interface WorkerCompositionOptions {
   runtimeSessions: RuntimeSessions;
   /** Only signs list cursors, which the worker never hands out; a random one is fine when absent. */
   signingSecret?: string;
-  /** How often the purges run (PURGE_INTERVAL_MS); 0 disables them (tests). */
-  purgeIntervalMs?: number;
-  retry?: Partial<RetryPolicy>;
+  /** Schedules the idempotency purge (PURGE_CRON); tests that do not purge leave it off. */
+  purge?: boolean;
   workerId?: string;
   clock?: Clock;
   onJobSettled?: (settled: SettledJob) => void;
 }
 
-/** The worker's composition root: PostgreSQL adapters, the domain's pipeline use cases, the worker loop. */
+/** The worker's composition root: PostgreSQL adapters, the domain's pipeline use cases, the worker. */
 export function createWorker(options: WorkerCompositionOptions): Worker {
   const clock: Clock = options.clock ?? { now: () => new Date() };
   const signer = new TokenSigner(options.signingSecret ?? randomBytes(32).toString('hex'));
   const unitOfWork = new TypeOrmUnitOfWork(options.dataSource, {
     cursors: new KeysetCursors(signer),
-    clock,
+    jobBoss: options.boss,
     defaultActor: 'worker',
   });
+  const ids = new RandomIdGenerator();
   const handlers = createJobHandlers({
     unitOfWork,
     clock,
-    ids: new RandomIdGenerator(),
+    ids,
     portals: options.portals,
     pipelineSettings: options.pipelineSettings,
     grantIssuer: options.grantIssuer,
     runtimeSessions: options.runtimeSessions,
   });
-  const giveUpHandlers = createGiveUpHandlers({
-    unitOfWork,
-    clock,
-    ids: new RandomIdGenerator(),
-    pipelineSettings: options.pipelineSettings,
-  });
-  const jobStore = new PostgresJobStore(options.dataSource);
-  const periodicTasks: PeriodicTask[] = [];
-  const purgeEvery = options.purgeIntervalMs ?? PURGE_INTERVAL_MS;
-  if (purgeEvery > 0) {
+  const giveUp = createGiveUpRouter({ unitOfWork, clock, ids, pipelineSettings: options.pipelineSettings });
+  const scheduledTasks: ScheduledTask[] = [];
+  if (options.purge ?? true) {
     const idempotency = new PostgresIdempotencyStore(options.dataSource);
-    periodicTasks.push(
-      {
-        name: 'purge_expired_idempotency_records',
-        intervalMs: purgeEvery,
-        run: (now) => idempotency.purgeExpired(now),
-      },
-      { name: 'purge_finished_jobs', intervalMs: purgeEvery, run: (now) => jobStore.purgeFinished(now) },
-    );
+    scheduledTasks.push({
+      queue: PURGE_IDEMPOTENCY_QUEUE,
+      cron: PURGE_CRON,
+      run: () => idempotency.purgeExpired(clock.now()),
+    });
   }
   return new Worker({
-    jobStore,
+    boss: options.boss,
     handlers,
-    giveUpHandlers,
+    giveUp,
     logger: options.logger,
     concurrency: options.concurrency,
-    leaseMs: options.leaseMs,
     pollIntervalMs: options.pollIntervalMs,
+    scheduledTasks,
     ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
-    ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.onJobSettled === undefined ? {} : { onJobSettled: options.onJobSettled }),
-    wakeups:
-      options.databaseUrl === null
-        ? undefined
-        : new PgJobWakeups({
-            connectionString: options.databaseUrl,
-            dataSource: options.dataSource,
-            logger: options.logger,
-          }),
-    periodicTasks,
-    clock,
   });
 }

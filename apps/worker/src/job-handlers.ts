@@ -1,15 +1,16 @@
 import {
-  AbandonProcessingUseCase,
   ExpireManualHandoffUseCase,
   PayerPortalError,
   PollDecisionUseCase,
   ProcessAuthorizationUseCase,
   ReconcileAuthorizationUseCase,
   ReconcileManualHandoffUseCase,
+  ResolveGivenUpJobUseCase,
   WORKER_JOB_TYPES,
   type Clock,
   type DecisionPoll,
   type Environment,
+  type GiveUpReason,
   type GrantIssuer,
   type IdGenerator,
   type PayerPortal,
@@ -23,42 +24,21 @@ import {
   type UnitOfWork,
   type WorkerJobType,
 } from '@prior-auth/domain';
-import { type ClaimedJob } from '@prior-auth/persistence-postgres';
 import { PermanentJobError } from './retry-policy';
+import { type WorkerJob } from './worker';
 
 export interface JobResult {
   /** What the use case did (`receipt_recorded`, `skipped`, …), for logs. */
   outcome: string;
-  /** The step may have enqueued a job that is already due: wake the other workers. */
-  enqueuedDueWork: boolean;
 }
 
-export type JobHandler = (job: ClaimedJob) => Promise<JobResult>;
+export type JobHandler = (job: WorkerJob) => Promise<JobResult>;
 export type JobHandlers = Readonly<Record<string, JobHandler>>;
 
 export type GiveUpHandlerDependencies = Pick<
   JobHandlerDependencies,
   'unitOfWork' | 'clock' | 'ids' | 'pipelineSettings'
 >;
-
-/** A job the worker gives up, and what its give-up consequence may use. */
-export interface GiveUp {
-  /**
-   * `permanent_failure`: the job can never succeed as it is; `attempts_exhausted`: its final attempt failed;
-   * `lease_expired_on_final_attempt`: the worker running its final attempt vanished.
-   */
-  reason: 'permanent_failure' | 'attempts_exhausted' | 'lease_expired_on_final_attempt';
-  now: Date;
-  /** When follow-up work is due: the backoff another attempt would have had. */
-  retryAt: Date;
-}
-
-/**
- * What giving up a job does to its case, run in the transaction that records the give-up (both commit or
- * neither). Returns what it did, for logs.
- */
-export type GiveUpHandler = (job: ClaimedJob, giveUp: GiveUp) => Promise<string>;
-export type GiveUpHandlers = Readonly<Record<string, GiveUpHandler>>;
 
 export interface JobHandlerDependencies {
   unitOfWork: UnitOfWork;
@@ -119,8 +99,6 @@ interface EnvironmentPipeline {
   pollDecision: PollDecisionUseCase;
   reconcileHandoff: ReconcileManualHandoffUseCase;
   expireHandoff: ExpireManualHandoffUseCase;
-  /** Decision polls are due at once (a sandbox without decision delay). */
-  pollsDueAtOnce: boolean;
 }
 
 function pipelineFor(deps: JobHandlerDependencies, environment: Environment): EnvironmentPipeline {
@@ -144,11 +122,10 @@ function pipelineFor(deps: JobHandlerDependencies, environment: Environment): En
       grantIssuer: deps.grantIssuer,
       runtimeSessions: deps.runtimeSessions,
     }),
-    pollsDueAtOnce: (settings.decisionPollIntervalMs ?? 1) <= 0,
   };
 }
 
-function manualHandoffIdOf(job: ClaimedJob): string {
+function manualHandoffIdOf(job: WorkerJob): string {
   const id = job.payload.manualHandoffId;
   if (typeof id !== 'string' || id === '') {
     throw new PermanentJobError('invalid_job_payload', `Job ${job.id} (${job.type}) has no manualHandoffId.`);
@@ -156,7 +133,7 @@ function manualHandoffIdOf(job: ClaimedJob): string {
   return id;
 }
 
-function attemptOf(job: ClaimedJob): number {
+function attemptOf(job: WorkerJob): number {
   const attempt = job.payload.attempt ?? 1;
   if (typeof attempt !== 'number' || !Number.isInteger(attempt) || attempt < 1) {
     throw new PermanentJobError('invalid_job_payload', `Job ${job.id} (${job.type}) has an invalid attempt.`);
@@ -164,7 +141,7 @@ function attemptOf(job: ClaimedJob): number {
   return attempt;
 }
 
-function pipelinesFor(deps: JobHandlerDependencies): (job: ClaimedJob) => EnvironmentPipeline {
+function pipelinesFor(deps: JobHandlerDependencies): (job: WorkerJob) => EnvironmentPipeline {
   const pipelines: Record<Environment, EnvironmentPipeline> = {
     sandbox: pipelineFor(deps, 'sandbox'),
     production: pipelineFor(deps, 'production'),
@@ -178,7 +155,7 @@ function pipelinesFor(deps: JobHandlerDependencies): (job: ClaimedJob) => Enviro
   };
 }
 
-const command = (job: ClaimedJob) => ({ authorizationId: job.authorizationId });
+const command = (job: WorkerJob) => ({ authorizationId: job.authorizationId });
 
 /** One handler per job type the domain enqueues (WORKER_JOB_TYPES), each running its use case. */
 export function createJobHandlers(deps: JobHandlerDependencies): JobHandlers {
@@ -188,17 +165,17 @@ export function createJobHandlers(deps: JobHandlerDependencies): JobHandlers {
     [WORKER_JOB_TYPES.process]: async (job) => {
       const pipeline = pipelineOf(job);
       const outcome = await pipeline.process.execute(job.scope, command(job));
-      return { outcome, enqueuedDueWork: outcome === 'receipt_recorded' && pipeline.pollsDueAtOnce };
+      return { outcome };
     },
     [WORKER_JOB_TYPES.reconcile]: async (job) => {
       const pipeline = pipelineOf(job);
       const outcome = await pipeline.reconcile.execute(job.scope, command(job));
-      return { outcome, enqueuedDueWork: outcome === 'receipt_recorded' && pipeline.pollsDueAtOnce };
+      return { outcome };
     },
     [WORKER_JOB_TYPES.pollDecision]: async (job) => {
       const pipeline = pipelineOf(job);
       const outcome = await pipeline.pollDecision.execute(job.scope, command(job));
-      return { outcome, enqueuedDueWork: outcome === 'decision_pending' && pipeline.pollsDueAtOnce };
+      return { outcome };
     },
     [WORKER_JOB_TYPES.reconcileHandoff]: async (job) => {
       const outcome = await pipelineOf(job).reconcileHandoff.execute(job.scope, {
@@ -206,83 +183,40 @@ export function createJobHandlers(deps: JobHandlerDependencies): JobHandlers {
         manualHandoffId: manualHandoffIdOf(job),
         attempt: attemptOf(job),
       });
-      // A confirmed receipt may hand the case back to the pipeline with a process job due now.
-      return { outcome, enqueuedDueWork: outcome === 'confirmed' };
+      return { outcome };
     },
     [WORKER_JOB_TYPES.expireHandoff]: async (job) => {
       const outcome = await pipelineOf(job).expireHandoff.execute(job.scope, {
         ...command(job),
         manualHandoffId: manualHandoffIdOf(job),
       });
-      // Expiring a handoff whose operator had access starts a reconciliation, due now.
-      return { outcome, enqueuedDueWork: outcome === 'expired' };
+      return { outcome };
     },
   };
   return handlers;
 }
 
-/**
- * What giving up each job type does to its case. A job never just stops while its case still needs it:
- * - `process` before the final boundary: nothing reached the payer, so the case fails as on a permanent
- *   payer refusal (`processing_retries_exhausted`). After the boundary a submission may exist, so a
- *   `reconcile` job is scheduled instead (it asks the payer before submitting).
- * - `reconcile`, `poll_decision`, `reconcile_handoff`, `expire_manual_handoff`: the payer may hold the case
- *   (or a handoff is open), so failing it is never right; the same work is scheduled again at `retryAt`.
- *   Not after a permanent failure, which would only repeat.
- * Each re-reads the case and does nothing once it has moved on.
- */
-export function createGiveUpHandlers(deps: GiveUpHandlerDependencies): GiveUpHandlers {
-  const abandon = new AbandonProcessingUseCase(deps);
-  const findCase = (job: ClaimedJob) =>
-    deps.unitOfWork.run(job.scope, (tx) => tx.authorizations.findById(job.authorizationId));
-  const findHandoff = (job: ClaimedJob) => {
-    const manualHandoffId = manualHandoffIdOf(job);
-    return deps.unitOfWork.run(job.scope, (tx) => tx.manualHandoffs.findById(manualHandoffId));
-  };
-  const schedule = async (job: ClaimedJob, giveUp: GiveUp, type: WorkerJobType): Promise<string> => {
-    await deps.unitOfWork.run(job.scope, (tx) =>
-      tx.jobs.enqueue({
-        type,
-        authorizationId: job.authorizationId,
-        runAt: giveUp.retryAt,
-        ...(type === job.type ? { payload: job.payload } : {}),
-      }),
-    );
-    return `${type}_scheduled`;
-  };
-  const repeatable = (giveUp: GiveUp) => giveUp.reason !== 'permanent_failure';
+/** A job pg-boss gave up on (from its dead-letter queue), with why. */
+export interface GivenUpJob extends WorkerJob {
+  reason: GiveUpReason;
+  /** The last attempt's error, for logs. */
+  error: string;
+}
 
-  const handlers: Record<WorkerJobType, GiveUpHandler> = {
-    [WORKER_JOB_TYPES.process]: async (job, giveUp) => {
-      const authorization = await findCase(job);
-      if (authorization?.status !== 'processing') return 'none';
-      if (authorization.finalBoundaryCrossedAt !== null) {
-        return repeatable(giveUp) ? schedule(job, giveUp, WORKER_JOB_TYPES.reconcile) : 'none';
-      }
-      // Guarded again inside its own write: should the boundary be crossed meanwhile, nothing is failed.
-      const outcome = await abandon.execute(job.scope, { ...command(job), reason: giveUp.reason });
-      return outcome === 'failed' ? 'case_failed' : outcome;
-    },
-    [WORKER_JOB_TYPES.reconcile]: async (job, giveUp) => {
-      const authorization = await findCase(job);
-      if (authorization?.status !== 'processing' || authorization.finalBoundaryCrossedAt === null)
-        return 'none';
-      return repeatable(giveUp) ? schedule(job, giveUp, WORKER_JOB_TYPES.reconcile) : 'none';
-    },
-    [WORKER_JOB_TYPES.pollDecision]: async (job, giveUp) => {
-      if (!repeatable(giveUp) || (await findCase(job))?.status !== 'waiting_on_payer') return 'none';
-      return schedule(job, giveUp, WORKER_JOB_TYPES.pollDecision);
-    },
-    [WORKER_JOB_TYPES.reconcileHandoff]: async (job, giveUp) => {
-      if (!repeatable(giveUp) || (await findHandoff(job))?.reconciliation?.state !== 'pending') return 'none';
-      return schedule(job, giveUp, WORKER_JOB_TYPES.reconcileHandoff);
-    },
-    [WORKER_JOB_TYPES.expireHandoff]: async (job, giveUp) => {
-      if (!repeatable(giveUp)) return 'none';
-      const state = (await findHandoff(job))?.currentState;
-      if (state !== 'offered' && state !== 'active') return 'none';
-      return schedule(job, giveUp, WORKER_JOB_TYPES.expireHandoff);
-    },
+/**
+ * Routes a given-up job to the domain's decision (ResolveGivenUpJobUseCase) with the pipeline settings of
+ * its environment; the worker decides nothing itself.
+ */
+export function createGiveUpRouter(deps: GiveUpHandlerDependencies): (job: GivenUpJob) => Promise<string> {
+  const useCases: Record<Environment, ResolveGivenUpJobUseCase> = {
+    sandbox: new ResolveGivenUpJobUseCase({ ...deps, settings: deps.pipelineSettings?.sandbox ?? {} }),
+    production: new ResolveGivenUpJobUseCase({ ...deps, settings: deps.pipelineSettings?.production ?? {} }),
   };
-  return handlers;
+  return (job) =>
+    useCases[job.scope.environment].execute(job.scope, {
+      jobType: job.type,
+      authorizationId: job.authorizationId,
+      payload: job.payload,
+      reason: job.reason,
+    });
 }

@@ -3,6 +3,7 @@ import { SignedAccessGrants } from '@prior-auth/grants';
 import { SandboxPayerPortal, SandboxRuntimeSessions } from '@prior-auth/payer-portal';
 import {
   bootstrapDatabase,
+  startJobBoss,
   TypeOrmAccessGrantStore,
   TypeOrmRuntimeSessionLedger,
 } from '@prior-auth/persistence-postgres';
@@ -59,12 +60,19 @@ async function main(): Promise<void> {
   const clock = { now: () => new Date() };
   const ids = new RandomIdGenerator();
   const baseUrl = publicBaseUrl(config);
+  // pg-boss's own pool: claims, heartbeats, LISTEN for new jobs, supervision and schedules (decision 0016).
+  const boss = await startJobBoss({
+    connectionString: database.url,
+    role: 'worker',
+    onError: (error: Error) => {
+      if (!closing) logger.warn({ error: error.message }, 'job queue error');
+    },
+  });
   const worker = createWorker({
     dataSource: database.dataSource,
-    databaseUrl: database.url,
+    boss,
     logger,
     concurrency: config.WORKER_CONCURRENCY,
-    leaseMs: config.WORKER_LEASE_MS,
     pollIntervalMs: config.WORKER_POLL_INTERVAL_MS,
     portals: { sandbox },
     pipelineSettings: { sandbox: sandboxPipelineSettings(sandbox.decisionDelayMs) },
@@ -99,6 +107,8 @@ async function main(): Promise<void> {
       // Running steps get the grace period; the rest are released for another worker.
       await worker.stop({ graceMs: config.SHUTDOWN_GRACE_MS });
       closing = true;
+      // What the grace period did not finish was handed back above; nothing is left for pg-boss to fail.
+      await boss.stop({ graceful: false });
       await database.close();
       logger.info('worker process exiting');
     },

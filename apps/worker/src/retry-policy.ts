@@ -1,25 +1,5 @@
 import { isPayerPortalError } from '@prior-auth/domain';
-
-export interface RetryPolicy {
-  /** Delay before the second attempt; doubled for every further attempt. */
-  baseDelayMs: number;
-  maxDelayMs: number;
-  /** Spreads retries of jobs that failed together (an outage) over [delay / 2, delay]. */
-  jitter: boolean;
-}
-
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseDelayMs: 1_000, maxDelayMs: 5 * 60_000, jitter: true };
-
-/** Exponential backoff: `attempt` is the attempt that just failed (1 for the first). */
-export function retryDelayMs(
-  policy: RetryPolicy,
-  attempt: number,
-  random: () => number = Math.random,
-): number {
-  const exponent = Math.max(0, Math.min(attempt - 1, 30));
-  const delay = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** exponent);
-  return policy.jitter ? Math.round(delay / 2 + (delay / 2) * random()) : delay;
-}
+import { isDatabaseUnavailable } from '@prior-auth/persistence-postgres';
 
 /**
  * A job that can never succeed as it is (unknown type, malformed payload, no payer portal for the
@@ -37,15 +17,18 @@ export class PermanentJobError extends Error {
 
 /**
  * Permanent: our own PermanentJobError and a payer's permanent refusal that reached the worker (the use cases
- * turn the ones that should fail a case into a failed case themselves). Everything else (transient portal
- * errors, an unavailable database, bugs) is retried with backoff until the job's attempts run out.
+ * turn the ones that should fail a case into a failed case themselves). Everything else is transient and
+ * retried with the type's backoff until its attempts run out: portal timeouts, bugs, and a database that is
+ * unreachable or dropped the connection (isDatabaseUnavailable, decision 0016).
  */
 export function isPermanentJobFailure(error: unknown): boolean {
+  // Checked first: an outage can surface wrapped in anything, and nothing was committed by the failed step.
+  if (isDatabaseUnavailable(error)) return false;
   if (error instanceof PermanentJobError) return true;
   return isPayerPortalError(error) && !error.transient;
 }
 
-/** What is stored in `jobs.last_error` and logged: a code and a message, never case data. */
+/** What is stored in a failed job's output and logged: a code and a message, never case data. */
 export function describeJobError(error: unknown): string {
   if (error instanceof PermanentJobError || isPayerPortalError(error))
     return `${error.code}: ${error.message}`;

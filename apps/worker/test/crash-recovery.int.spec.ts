@@ -4,22 +4,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { SandboxPayerPortal, sandboxReferenceNumber } from '@prior-auth/payer-portal';
+import { JOB_TABLE } from '@prior-auth/persistence-postgres';
 import { Harness, TEST_SIGNING_SECRET } from './support/harness';
 import { SpyPayerPortal } from './support/portals';
 
 /*
  * A real worker process (src/main.ts, run with tsx so it is never a stale build) is killed with SIGKILL while
  * it is submitting: the final boundary is committed, the payer call is in flight, nothing else happened. Once
- * its lease runs out another worker takes the job over, asks the payer, submits under the same key and
- * finishes the case with one receipt. Killed on the job's final attempt, the job cannot be run again: the
- * other worker gives it up and resolves the case instead of leaving it processing. Stopped with SIGTERM, it
- * hands back what the grace period did not let it finish.
+ * its heartbeat lapses pg-boss fails the attempt, and another worker takes the job over, asks the payer,
+ * submits under the same key and finishes the case with one receipt. Killed on the job's final attempt, the
+ * job goes to the given-up queue: the other worker resolves the case instead of leaving it processing.
+ * Stopped with SIGTERM, it hands back what the grace period did not let it finish.
  */
 
 const WORKER_MAIN = join(__dirname, '..', 'src', 'main.ts');
-// Four portal calls of PORTAL_LATENCY_MS each must fit in the lease, or the job would be claimed again.
-const LEASE_MS = 4_000;
 const PORTAL_LATENCY_MS = 400;
+// A killed worker's job comes back once its heartbeat (10 s, decision 0016) lapsed, plus a retry delay.
+const RECOVERY_MS = 30_000;
 
 let h: Harness;
 let child: ChildProcess | null = null;
@@ -46,7 +47,6 @@ function startWorkerProcess(
       SIGNING_SECRET: TEST_SIGNING_SECRET,
       LOG_LEVEL: 'info',
       WORKER_CONCURRENCY: '2',
-      WORKER_LEASE_MS: String(LEASE_MS),
       WORKER_POLL_INTERVAL_MS: '50',
       SANDBOX_DECISION_DELAY_SECONDS: '0',
       SANDBOX_PORTAL_LATENCY_MS: String(PORTAL_LATENCY_MS),
@@ -86,8 +86,7 @@ it('SIGTERM finishes the running step, then exits cleanly', async () => {
   const stored = await h.get(ready.id);
   expect(stored.status).toBe('waiting_on_payer');
   const [process] = await h.jobs(ready.id);
-  expect(process).toMatchObject({ type: 'process', attempts: 1, locked_by: null });
-  expect(process!.done_at).not.toBeNull();
+  expect(process).toMatchObject({ type: 'process', attempts: 1, state: 'completed' });
   expect(output.some((line) => line.includes('"worker stopped"'))).toBe(true);
 }, 60_000);
 
@@ -110,13 +109,12 @@ it('a worker killed mid-submission is replaced: the case completes with one subm
   const orphaned = await h.get(ready.id);
   expect(orphaned.status).toBe('processing');
   expect(orphaned.submission.payerReceipt).toBeNull();
-  const [leased] = await h.jobs(ready.id);
-  expect(leased).toMatchObject({ type: 'process', attempts: 1, done_at: null });
-  expect(leased!.locked_by).toMatch(/^worker-/);
+  const [claimed] = await h.jobs(ready.id);
+  expect(claimed).toMatchObject({ type: 'process', attempts: 1, state: 'active' });
 
   const spy = new SpyPayerPortal(new SandboxPayerPortal({ decisionDelayMs: 0 }));
-  const survivor = await h.startWorker({ portal: spy, pollIntervalMs: 100 });
-  const done = await h.waitForStatus(ready.id, 'completed', 15_000);
+  const survivor = await h.startWorker({ portal: spy });
+  const done = await h.waitForStatus(ready.id, 'completed', RECOVERY_MS);
 
   expect(done.outcome).toBe('approved');
   const key = `${ready.id}:${crossed.finalBoundaryCrossedAt!.getTime().toString(36)}`;
@@ -128,21 +126,20 @@ it('a worker killed mid-submission is replaced: the case completes with one subm
   expect(events.filter((e) => e === 'authorization.receipt_recorded')).toHaveLength(1);
 
   const [process] = await h.jobs(ready.id);
-  expect(process).toMatchObject({ type: 'process', attempts: 2, locked_by: null });
-  expect(process!.done_at).not.toBeNull();
+  expect(process).toMatchObject({ type: 'process', attempts: 2, state: 'completed' });
   expect(survivor.settled.find((s) => s.job.id === process!.id)?.settlement).toMatchObject({
     status: 'completed',
     outcome: 'receipt_recorded',
   });
   // The killed worker got as far as the portal and no further.
   expect(output.some((line) => line.includes('"job completed"') && line.includes(ready.id))).toBe(false);
-}, 60_000);
+}, 90_000);
 
-/** Confirms a case with no worker running and makes its process job's next attempt the final one. */
+/** Confirms a case with no worker running and makes its process job's first attempt the final one. */
 async function confirmOnFinalAttempt(memberId: string) {
   const ready = await h.readyCase(memberId);
   await h.confirm(ready.id);
-  await h.dataSource.query(`UPDATE jobs SET attempts = max_attempts - 1 WHERE authorization_id = $1`, [
+  await h.dataSource.query(`UPDATE ${JOB_TABLE} SET retry_limit = 0 WHERE data->>'authorizationId' = $1`, [
     ready.id,
   ]);
   return ready;
@@ -166,12 +163,12 @@ describe('a worker killed on the final attempt of a job', () => {
     );
     await kill(worker);
     const [stranded] = await h.jobs(ready.id);
-    expect(stranded).toMatchObject({ type: 'process', attempts: 10, max_attempts: 10, done_at: null });
+    expect(stranded).toMatchObject({ type: 'process', attempts: 1, max_attempts: 1, state: 'active' });
     expect((await h.get(ready.id)).status).toBe('processing');
 
     const spy = new SpyPayerPortal(new SandboxPayerPortal({ decisionDelayMs: 0 }));
-    const survivor = await h.startWorker({ portal: spy, pollIntervalMs: 100 });
-    const done = await h.waitForStatus(ready.id, 'completed', 15_000);
+    const survivor = await h.startWorker({ portal: spy });
+    const done = await h.waitForStatus(ready.id, 'completed', RECOVERY_MS);
 
     // A submission may have reached the payer, so the case is reconciled, never failed.
     expect(done.outcome).toBe('approved');
@@ -184,22 +181,22 @@ describe('a worker killed on the final attempt of a job', () => {
 
     const jobs = await h.jobs(ready.id);
     expect(jobs.map((j) => j.type)).toEqual(['process', 'reconcile', 'poll_decision']);
-    expect(jobs[0]).toMatchObject({ attempts: 10, done_at: null, locked_by: null });
-    expect(jobs[0]!.failed_at).not.toBeNull();
-    expect(jobs[0]!.last_error).toMatch(/^lease_expired_on_final_attempt/);
-    expect(jobs[1]!.done_at).not.toBeNull();
-    expect(survivor.settled.find((s) => s.job.id === jobs[0]!.id)?.settlement).toMatchObject({
-      status: 'gave_up',
-      consequence: 'reconcile_scheduled',
-    });
-  }, 60_000);
+    expect(jobs[0]).toMatchObject({ attempts: 1, state: 'failed' });
+    expect(jobs[1]).toMatchObject({ state: 'completed' });
+    expect(await h.givenUp(ready.id)).toMatchObject([
+      { source_name: 'process', state: 'completed', output: { consequence: 'reconcile_scheduled' } },
+    ]);
+    expect(
+      survivor.settled.find((s) => s.job.type === 'process' && s.settlement.status === 'gave_up')?.settlement,
+    ).toEqual({ status: 'gave_up', consequence: 'reconcile_scheduled' });
+  }, 90_000);
 
   it('before the final boundary: another worker fails the case; nothing reaches the payer', async () => {
     const ready = await confirmOnFinalAttempt('SBX-APPROVED');
     const { process: worker } = await startWorkerProcess();
     // Three portal calls of PORTAL_LATENCY_MS come before the boundary: killed as soon as the job is taken.
     const deadline = Date.now() + 20_000;
-    while ((await h.jobs(ready.id))[0]?.locked_by === null) {
+    while ((await h.jobs(ready.id))[0]?.state !== 'active') {
       if (Date.now() > deadline) throw new Error('the job was not claimed');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -208,17 +205,19 @@ describe('a worker killed on the final attempt of a job', () => {
     expect(orphaned).toMatchObject({ status: 'processing', finalBoundaryCrossedAt: null });
 
     const spy = new SpyPayerPortal(new SandboxPayerPortal({ decisionDelayMs: 0 }));
-    await h.startWorker({ portal: spy, pollIntervalMs: 100 });
-    const done = await h.waitForStatus(ready.id, 'completed', 15_000);
+    await h.startWorker({ portal: spy });
+    const done = await h.waitForStatus(ready.id, 'completed', RECOVERY_MS);
 
     expect(done.outcome).toBe('failed');
     expect(done.failure).toMatchObject({ code: 'processing_retries_exhausted' });
     expect(spy.calls.filter((c) => c.authorizationId === ready.id)).toEqual([]);
     expect(await h.eventTypes(ready.id)).toContain('authorization.failed');
     const [process] = await h.jobs(ready.id);
-    expect(process!.last_error).toMatch(/^lease_expired_on_final_attempt/);
-    expect(process!.failed_at).not.toBeNull();
-  }, 60_000);
+    expect(process).toMatchObject({ state: 'failed' });
+    expect(await h.givenUp(ready.id)).toMatchObject([
+      { source_name: 'process', output: { consequence: 'case_failed' } },
+    ]);
+  }, 90_000);
 });
 
 it('SIGTERM past the grace period releases the running job without using up its attempt', async () => {
@@ -235,16 +234,16 @@ it('SIGTERM past the grace period releases the running job without using up its 
   expect(await exited).toBe(0);
   expect(output.some((line) => line.includes('"job released at shutdown"'))).toBe(true);
   const [released] = await h.jobs(ready.id);
-  expect(released).toMatchObject({ attempts: 9, locked_by: null, done_at: null, failed_at: null });
-  expect(released!.last_error).toMatch(/^worker_shutdown/);
+  // One attempt started, and one more allowed: the interrupted one is given back.
+  expect(released).toMatchObject({ attempts: 1, max_attempts: 2, state: 'retry' });
+  expect(released!.output?.error).toMatch(/^worker_shutdown/);
 
   const spy = new SpyPayerPortal(new SandboxPayerPortal({ decisionDelayMs: 0 }));
-  await h.startWorker({ portal: spy, pollIntervalMs: 100 });
-  const done = await h.waitForStatus(ready.id, 'completed', 15_000);
+  await h.startWorker({ portal: spy });
+  const done = await h.waitForStatus(ready.id, 'completed', RECOVERY_MS);
   expect(done.outcome).toBe('approved');
   const key = `${ready.id}:${crossed.finalBoundaryCrossedAt!.getTime().toString(36)}`;
   expect(spy.callsTo('submit', ready.id).map((c) => c.idempotencyKey)).toEqual([key]);
   const [process] = await h.jobs(ready.id);
-  expect(process).toMatchObject({ attempts: 10, failed_at: null });
-  expect(process!.done_at).not.toBeNull();
+  expect(process).toMatchObject({ attempts: 2, max_attempts: 2, state: 'completed' });
 }, 60_000);

@@ -22,8 +22,11 @@ import {
   type TenantScope,
 } from '@prior-auth/domain';
 import {
+  GIVEN_UP_JOBS_QUEUE,
+  JOB_TABLE,
   KeysetCursors,
   openTestDataSource,
+  startJobBoss,
   TypeOrmAccessGrantStore,
   TypeOrmOrganizationDirectory,
   TypeOrmPayerCatalog,
@@ -34,6 +37,7 @@ import {
 import { SignedAccessGrants } from '@prior-auth/grants';
 import { SandboxRuntimeSessions } from '@prior-auth/payer-portal';
 import { RandomIdGenerator, TokenSigner } from '@prior-auth/platform';
+import { type PgBoss } from 'pg-boss';
 import { type DataSource } from 'typeorm';
 import { createWorker, type WorkerCompositionOptions } from '../../src/composition';
 import { type SettledJob, type Worker } from '../../src/worker';
@@ -74,6 +78,7 @@ export const FAST_SETTINGS: Partial<PipelineSettings> = {
   decisionPollIntervalMs: 40,
   handoffReconcileRetryMs: 40,
   handoffReconcileMaxAttempts: 3,
+  givenUpRetryMs: 40,
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -93,6 +98,7 @@ const customerUseCases = (ports: Omit<DomainPorts, 'payerPortal'>) => ({
 
 export interface TestWorker {
   worker: Worker;
+  boss: PgBoss;
   dataSource: DataSource;
   logger: MemoryLogger;
   settled: SettledJob[];
@@ -101,6 +107,8 @@ export interface TestWorker {
 export type TestWorkerOptions = Partial<
   Omit<WorkerCompositionOptions, 'dataSource' | 'logger' | 'portals'>
 > & {
+  /** How often pg-boss looks for jobs whose heartbeat lapsed (seconds; 1 in tests). */
+  superviseIntervalSeconds?: number;
   portal?: PayerPortal;
   portals?: WorkerCompositionOptions['portals'];
 };
@@ -121,6 +129,7 @@ export class Harness {
     readonly organizationId: string,
     readonly scope: TenantScope,
     readonly unitOfWork: TypeOrmUnitOfWork,
+    readonly boss: PgBoss,
   ) {
     const adapterOptions = {
       signer: new TokenSigner(TEST_SIGNING_SECRET),
@@ -154,24 +163,30 @@ export class Harness {
     const directory = new TypeOrmOrganizationDirectory(dataSource);
     await directory.createOrganization({ id: organizationId, name: 'Worker test clinic' });
     await directory.registerProviderNpi(organizationId, NPI);
+    // What the API runs: enqueues only, in the command's transaction.
+    const boss = await startJobBoss({ connectionString: databaseUrl(), role: 'producer', poolSize: 1 });
     const unitOfWork = new TypeOrmUnitOfWork(dataSource, {
       cursors: new KeysetCursors(new TokenSigner(TEST_SIGNING_SECRET)),
+      jobBoss: boss,
       defaultActor: 'test',
     });
-    return new Harness(dataSource, organizationId, { organizationId, environment }, unitOfWork);
+    return new Harness(dataSource, organizationId, { organizationId, environment }, unitOfWork, boss);
   }
 
   /** The same organization in the other environment (NPIs are per organization). */
   async inEnvironment(environment: Environment): Promise<Harness> {
     const dataSource = await openTestDataSource(4);
+    const boss = await startJobBoss({ connectionString: databaseUrl(), role: 'producer', poolSize: 1 });
     return new Harness(
       dataSource,
       this.organizationId,
       { organizationId: this.organizationId, environment },
       new TypeOrmUnitOfWork(dataSource, {
         cursors: new KeysetCursors(new TokenSigner(TEST_SIGNING_SECRET)),
+        jobBoss: boss,
         defaultActor: 'test',
       }),
+      boss,
     );
   }
 
@@ -263,7 +278,7 @@ export class Harness {
     authorizationId: string,
     predicate: (a: Authorization) => boolean,
     description: string,
-    timeoutMs = 10_000,
+    timeoutMs = 20_000,
   ): Promise<Authorization> {
     const deadline = Date.now() + timeoutMs;
     let last: Authorization | null = null;
@@ -291,19 +306,23 @@ export class Harness {
     const dataSource = await openTestDataSource(6);
     const logger = new MemoryLogger();
     const settled: SettledJob[] = [];
-    const { portal, portals, onJobSettled, ...rest } = options;
+    const { portal, portals, onJobSettled, superviseIntervalSeconds, ...rest } = options;
+    const boss = await startJobBoss({
+      connectionString: databaseUrl(),
+      role: 'worker',
+      superviseIntervalSeconds: superviseIntervalSeconds ?? 1,
+      onError: (error) => logger.error({ error: error.message }, 'job queue error'),
+    });
     const worker = createWorker({
       dataSource,
-      databaseUrl: process.env.DATABASE_URL ?? null,
+      boss,
       logger,
       concurrency: 4,
-      leaseMs: 30_000,
-      pollIntervalMs: 40,
+      pollIntervalMs: 500,
       grantIssuer: this.grantIssuer,
       runtimeSessions: this.runtimeSessions,
       signingSecret: TEST_SIGNING_SECRET,
-      purgeIntervalMs: 0,
-      retry: { baseDelayMs: 20, maxDelayMs: 200, jitter: false },
+      purge: false,
       pipelineSettings: { sandbox: FAST_SETTINGS, production: FAST_SETTINGS },
       ...rest,
       portals: portals ?? (portal === undefined ? {} : { sandbox: portal }),
@@ -313,19 +332,39 @@ export class Harness {
       },
     });
     await worker.start();
-    const testWorker = { worker, dataSource, logger, settled };
+    const testWorker = { worker, boss, dataSource, logger, settled };
     this.workers.push(testWorker);
     return testWorker;
   }
 
-  /** Jobs of this tenant, oldest first. */
+  /** Stops a worker as its process would on SIGTERM: the worker, then its pg-boss. */
+  static async stopWorker(testWorker: TestWorker, graceMs = 5_000): Promise<void> {
+    await testWorker.worker.stop({ graceMs });
+    await testWorker.boss.stop({ graceful: false });
+  }
+
+  /** This tenant's jobs (not the given-up queue's copies), oldest first, as pg-boss stores them. */
   async jobs(authorizationId?: string): Promise<JobRow[]> {
     return this.dataSource.query(
-      `SELECT id, type, authorization_id, attempts, max_attempts, run_at, locked_by, locked_until, last_error,
-              done_at, failed_at, payload
-       FROM jobs WHERE organization_id = $1 AND environment = $2 AND ($3::text IS NULL OR authorization_id = $3)
-       ORDER BY id`,
-      [this.organizationId, this.scope.environment, authorizationId ?? null],
+      `SELECT id, name AS type, data->>'authorizationId' AS authorization_id, state,
+              CASE WHEN started_on IS NULL THEN 0 ELSE retry_count + 1 END AS attempts,
+              retry_limit + 1 AS max_attempts, start_after, output, data->'payload' AS payload
+       FROM ${JOB_TABLE}
+       WHERE data->>'organizationId' = $1 AND data->>'environment' = $2 AND name <> $4
+         AND ($3::text IS NULL OR data->>'authorizationId' = $3)
+       ORDER BY created_on, id`,
+      [this.organizationId, this.scope.environment, authorizationId ?? null, GIVEN_UP_JOBS_QUEUE],
+    );
+  }
+
+  /** The given-up queue's jobs of this tenant: what pg-boss dead-lettered, with the source's last output. */
+  async givenUp(authorizationId?: string): Promise<GivenUpRow[]> {
+    return this.dataSource.query(
+      `SELECT id, source_name, data->>'authorizationId' AS authorization_id, state, source_output, output
+       FROM ${JOB_TABLE}
+       WHERE name = $1 AND data->>'organizationId' = $2 AND ($3::text IS NULL OR data->>'authorizationId' = $3)
+       ORDER BY created_on, id`,
+      [GIVEN_UP_JOBS_QUEUE, this.organizationId, authorizationId ?? null],
     );
   }
 
@@ -339,33 +378,47 @@ export class Harness {
   }
 
   /**
-   * Stops the workers, then retires this tenant's unfinished jobs (a `pending` case polls forever) so the
+   * Stops the workers, then deletes this tenant's unfinished jobs (a `pending` case polls forever) so the
    * next test's workers never run them.
    */
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.worker.stop({ graceMs: 5_000 })));
+    await Promise.all(this.workers.map((w) => Harness.stopWorker(w)));
     await this.dataSource.query(
-      `UPDATE jobs SET done_at = now(), locked_by = NULL, locked_until = NULL
-       WHERE organization_id = $1 AND done_at IS NULL AND failed_at IS NULL`,
+      `DELETE FROM ${JOB_TABLE} WHERE data->>'organizationId' = $1 AND state < 'completed'`,
       [this.organizationId],
     );
     await Promise.all(this.workers.map((w) => w.dataSource.destroy()));
     this.workers.length = 0;
+    await this.boss.stop({ graceful: false });
     await this.dataSource.destroy();
   }
 }
+
+const databaseUrl = (): string => {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error('DATABASE_URL is not set: is the Jest global setup configured?');
+  return url;
+};
 
 export interface JobRow {
   id: string;
   type: string;
   authorization_id: string;
+  state: 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
+  /** Attempts started so far. */
   attempts: number;
   max_attempts: number;
-  run_at: Date;
-  locked_by: string | null;
-  locked_until: Date | null;
-  last_error: string | null;
-  done_at: Date | null;
-  failed_at: Date | null;
+  start_after: Date;
+  /** The outcome of a completed job, or the error of a failed attempt. */
+  output: { outcome?: string; error?: string; permanent?: boolean; message?: string } | null;
   payload: Record<string, unknown>;
+}
+
+export interface GivenUpRow {
+  id: string;
+  source_name: string;
+  authorization_id: string;
+  state: JobRow['state'];
+  source_output: JobRow['output'];
+  output: { consequence?: string } | null;
 }

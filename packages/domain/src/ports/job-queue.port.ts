@@ -9,7 +9,8 @@ export interface Job {
 
 /**
  * Jobs are written in the same transaction as the aggregate change that calls for them, so a committed change
- * always has its follow-up work and a rolled-back one never does.
+ * always has its follow-up work and a rolled-back one never does. Retries, expiry and what giving a job up
+ * means are the job type's (docs/decisions/0016-job-queue-on-pg-boss.md), not the caller's.
  */
 export interface JobQueue {
   enqueue(job: Job): Promise<void>;

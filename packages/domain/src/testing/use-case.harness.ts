@@ -61,6 +61,7 @@ export const TEST_SETTINGS: PipelineSettings = {
   decisionPollIntervalMs: 5_000,
   handoffReconcileRetryMs: 30_000,
   handoffReconcileMaxAttempts: 2,
+  givenUpRetryMs: 60_000,
 };
 
 export type Harness = ReturnType<typeof createHarness>;

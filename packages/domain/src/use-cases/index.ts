@@ -1,4 +1,4 @@
-export * from './abandon-processing.use-case';
+export * from './resolve-given-up-job.use-case';
 export * from './attach-file.use-case';
 export * from './cancel-authorization.use-case';
 export * from './complete-file.use-case';

@@ -51,7 +51,6 @@ describe('migrate', () => {
             'audit_log',
             'idempotency_records',
             'outbox_events',
-            'jobs',
           ]),
         );
         expect(await migrate(dataSource)).toEqual([]);

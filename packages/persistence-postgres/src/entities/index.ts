@@ -4,7 +4,6 @@ import { AUTHORIZATION_ENTITY_SCHEMAS } from '../authorization/authorization.ent
 import { FileEntity } from '../file/file.entity';
 import { IdempotencyRecordEntity } from '../idempotency/idempotency-record.entity';
 import { ManualHandoffEntity } from '../manual-handoff/manual-handoff.entity';
-import { JobEntity } from '../outbox/job.entity';
 import { OutboxEventEntity } from '../outbox/outbox-event.entity';
 import { ApiKeyEntity, OrganizationEntity, ProviderNpiEntity } from './tenancy.entity';
 
@@ -14,7 +13,6 @@ export * from '../authorization/authorization.entity';
 export * from '../file/file.entity';
 export * from '../idempotency/idempotency-record.entity';
 export * from '../manual-handoff/manual-handoff.entity';
-export * from '../outbox/job.entity';
 export * from '../outbox/outbox-event.entity';
 
 export const ENTITY_SCHEMAS = [
@@ -29,5 +27,4 @@ export const ENTITY_SCHEMAS = [
   ...AUDIT_ENTITY_SCHEMAS,
   IdempotencyRecordEntity,
   OutboxEventEntity,
-  JobEntity,
 ];

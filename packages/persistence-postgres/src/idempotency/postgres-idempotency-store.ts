@@ -169,7 +169,10 @@ export class PostgresIdempotencyStore {
     });
   }
 
-  /** Deletes records past their retention, in batches so a backlog never holds long locks; returns the count. */
+  /**
+   * Deletes records past their retention, in batches so a backlog never holds long locks; returns the count.
+   * One purge runs at a time in the cluster (a pg-boss schedule on a singleton queue, decision 0016).
+   */
   async purgeExpired(now: Date, batchSize = 1_000): Promise<number> {
     return this.guard(async () => {
       let total = 0;
@@ -177,7 +180,7 @@ export class PostgresIdempotencyStore {
         const { rowCount } = await runSql(
           this.dataSource.manager,
           `DELETE FROM idempotency_records WHERE ctid = ANY (ARRAY(
-             SELECT ctid FROM idempotency_records WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED))`,
+             SELECT ctid FROM idempotency_records WHERE expires_at <= $1 LIMIT $2))`,
           [now, batchSize],
         );
         total += rowCount;

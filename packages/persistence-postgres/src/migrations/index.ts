@@ -3,6 +3,7 @@ import { AuthorizationSchema1763741000000 } from './1763741000000-authorization-
 import { AccessGrantOpeningAudit1763742000000 } from './1763742000000-access-grant-opening-audit';
 import { RuntimeSessions1763743000000 } from './1763743000000-runtime-sessions';
 import { FinishedJobsRetention1763744000000 } from './1763744000000-finished-jobs-retention';
+import { DropHandWrittenJobQueue1763745000000 } from './1763745000000-drop-hand-written-job-queue';
 
 /** Every committed migration, oldest first. Listed explicitly so builds never depend on file globbing. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   AccessGrantOpeningAudit1763742000000,
   RuntimeSessions1763743000000,
   FinishedJobsRetention1763744000000,
+  DropHandWrittenJobQueue1763745000000,
 ];

@@ -12,7 +12,6 @@ const TABLES = [
   'authorizations',
   'files',
   'idempotency_records',
-  'jobs',
   'manual_handoffs',
   'outbox_events',
   'review_snapshots',

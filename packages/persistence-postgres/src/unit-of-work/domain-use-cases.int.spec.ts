@@ -9,6 +9,7 @@ import {
   type TemplateSelection,
 } from '@prior-auth/domain';
 import { RandomIdGenerator } from '@prior-auth/platform';
+import type { PgBoss } from 'pg-boss';
 import type { DataSource } from 'typeorm';
 import {
   answers,
@@ -19,6 +20,8 @@ import {
 import { openTestDataSource } from '../database/test-database';
 import { TypeOrmProviderRegistry } from '../tenancy/typeorm-provider-registry';
 import { createTestTenant, testCursors } from './testing/test-tenants';
+import { startJobBoss } from '../outbox/job-queues';
+import { JOB_TABLE } from '../outbox/pg-boss-job-queue';
 import { TypeOrmUnitOfWork } from './typeorm-unit-of-work';
 
 /** The domain's own use cases on the PostgreSQL ports: the wiring the API and the worker will use. */
@@ -56,12 +59,18 @@ const blobStore: BlobStore = {
 };
 
 let dataSource: DataSource;
+let boss: PgBoss;
 let deps: ConstructorParameters<typeof CreateAuthorizationUseCase>[0] & { blobStore: BlobStore };
 
 beforeAll(async () => {
   dataSource = await openTestDataSource(4);
+  boss = await startJobBoss({ connectionString: process.env.DATABASE_URL!, role: 'producer', poolSize: 1 });
   deps = {
-    unitOfWork: new TypeOrmUnitOfWork(dataSource, { cursors: testCursors(), defaultActor: 'test' }),
+    unitOfWork: new TypeOrmUnitOfWork(dataSource, {
+      cursors: testCursors(),
+      jobBoss: boss,
+      defaultActor: 'test',
+    }),
     clock: { now: () => new Date() },
     ids: new RandomIdGenerator(),
     providerRegistry: new TypeOrmProviderRegistry(dataSource),
@@ -69,7 +78,10 @@ beforeAll(async () => {
     blobStore,
   };
 });
-afterAll(() => dataSource.destroy());
+afterAll(async () => {
+  await boss.stop({ graceful: false });
+  await dataSource.destroy();
+});
 
 describe('domain use cases on TypeOrmUnitOfWork', () => {
   it('creates, attaches and confirms a case, leaving its events and the processing job', async () => {
@@ -131,7 +143,7 @@ describe('domain use cases on TypeOrmUnitOfWork', () => {
       ]),
     );
     const jobs = await dataSource.query(
-      'SELECT type FROM jobs WHERE organization_id = $1 AND authorization_id = $2',
+      `SELECT name AS type FROM ${JOB_TABLE} WHERE data->>'organizationId' = $1 AND data->>'authorizationId' = $2`,
       [scope.organizationId, created.id],
     );
     expect(jobs).toEqual([{ type: 'process' }]);

@@ -1,11 +1,14 @@
 import { DomainError, type DomainEventEnvelope, type TenantScope } from '@prior-auth/domain';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import type { PgBoss } from 'pg-boss';
 import type { DataSource } from 'typeorm';
 import { arrange, type Arranged } from '../authorization/testing/authorization-builders';
 import { createDataSource } from '../database/data-source';
 import { DatabaseUnavailableError } from '../database/database-errors';
 import { openTestDataSource } from '../database/test-database';
 import { PostgresIdempotencyStore } from '../idempotency/postgres-idempotency-store';
+import { startJobBoss } from '../outbox/job-queues';
+import { JOB_TABLE } from '../outbox/pg-boss-job-queue';
 import { createTestTenant, testCursors, uniqueSuffix } from './testing/test-tenants';
 import { TransactionContext } from './transaction-context';
 import { TypeOrmUnitOfWork } from './typeorm-unit-of-work';
@@ -14,14 +17,25 @@ let dataSource: DataSource;
 let unitOfWork: TypeOrmUnitOfWork;
 let transactions: TransactionContext;
 let idempotency: PostgresIdempotencyStore;
+let boss: PgBoss;
 
 beforeAll(async () => {
   dataSource = await openTestDataSource(6);
-  unitOfWork = new TypeOrmUnitOfWork(dataSource, { cursors: testCursors(), defaultActor: 'worker' });
+  // Its own pool is never used to enqueue: a job written through it would survive a rollback, and the
+  // "leaves nothing behind" tests below would fail (decision 0016).
+  boss = await startJobBoss({ connectionString: process.env.DATABASE_URL!, role: 'producer', poolSize: 1 });
+  unitOfWork = new TypeOrmUnitOfWork(dataSource, {
+    cursors: testCursors(),
+    jobBoss: boss,
+    defaultActor: 'worker',
+  });
   transactions = new TransactionContext(dataSource);
   idempotency = new PostgresIdempotencyStore(dataSource);
 });
-afterAll(() => dataSource.destroy());
+afterAll(async () => {
+  await boss.stop({ graceful: false });
+  await dataSource.destroy();
+});
 
 const envelopes = (arranged: Arranged): DomainEventEnvelope[] => {
   const { authorization } = arranged;
@@ -59,7 +73,8 @@ async function footprint(scope: TenantScope, authorizationId: string) {
       'SELECT count(*) FROM audit_log WHERE organization_id = $1 AND environment = $2 AND subject_id = $3',
     ),
     jobs: await count(
-      'SELECT count(*) FROM jobs WHERE organization_id = $1 AND environment = $2 AND authorization_id = $3',
+      `SELECT count(*) FROM ${JOB_TABLE} WHERE data->>'organizationId' = $1 AND data->>'environment' = $2
+         AND data->>'authorizationId' = $3`,
     ),
   };
 }

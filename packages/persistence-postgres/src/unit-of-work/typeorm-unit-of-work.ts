@@ -1,4 +1,5 @@
-import type { Clock, TenantScope, TransactionalPorts, UnitOfWork } from '@prior-auth/domain';
+import type { JobQueue, TenantScope, TransactionalPorts, UnitOfWork } from '@prior-auth/domain';
+import type { PgBoss } from 'pg-boss';
 import type { DataSource, EntityManager } from 'typeorm';
 import { TypeOrmAuditLog } from '../audit/typeorm-audit-log';
 import { TypeOrmAuthorizationRepository } from '../authorization/typeorm-authorization.repository';
@@ -6,19 +7,25 @@ import { translateDatabaseError } from '../database/database-errors';
 import { TypeOrmFileRepository } from '../file/typeorm-file.repository';
 import { TypeOrmManualHandoffRepository } from '../manual-handoff/typeorm-manual-handoff.repository';
 import { TypeOrmEventOutbox } from '../outbox/typeorm-event-outbox';
-import { TypeOrmJobQueue } from '../outbox/typeorm-job-queue';
+import { PgBossJobQueue } from '../outbox/pg-boss-job-queue';
 import type { KeysetCursors } from '../pagination/keyset-cursor';
 import { TransactionContext, type TransactionMetadata } from './transaction-context';
 
 export interface TypeOrmUnitOfWorkOptions {
   /** Signs and checks list cursors. */
   cursors: KeysetCursors;
-  /** Time for enqueued jobs without `runAt`; the system clock when absent. */
-  clock?: Clock;
+  /**
+   * The job queue (decision 0016). Absent only for code that never enqueues (repository tests, read-only
+   * tools): an enqueue then fails, and with it the change, rather than committing without its job.
+   */
+  jobBoss?: PgBoss;
   /** Audit actor when the ambient transaction names none (for example `worker`). */
   defaultActor?: string;
-  maxJobAttempts?: number;
 }
+
+const noJobQueue: JobQueue = {
+  enqueue: () => Promise.reject(new Error('this unit of work has no job queue (jobBoss) configured')),
+};
 
 /**
  * The domain's UnitOfWork on PostgreSQL. `run` opens a transaction, or joins the ambient one
@@ -58,7 +65,6 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
     const outbox = new TypeOrmEventOutbox(manager, scope);
     const audit = new TypeOrmAuditLog(manager);
     const actor = metadata.actor ?? this.options.defaultActor ?? 'system';
-    const clock = this.options.clock;
     return {
       authorizations: new TypeOrmAuthorizationRepository(manager, scope, this.options.cursors),
       files: new TypeOrmFileRepository(manager, scope, this.options.cursors),
@@ -69,10 +75,10 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
           await audit.appendEvents(events, { actor, requestId: metadata.requestId ?? null });
         },
       },
-      jobs: new TypeOrmJobQueue(manager, scope, {
-        now: clock === undefined ? undefined : () => clock.now(),
-        maxAttempts: this.options.maxJobAttempts,
-      }),
+      jobs:
+        this.options.jobBoss === undefined
+          ? noJobQueue
+          : new PgBossJobQueue(this.options.jobBoss, manager, scope),
     };
   }
 }

@@ -22,12 +22,16 @@ export interface PipelineSettings {
   handoffReconcileRetryMs: number;
   /** Checks before a handoff reconciliation settles as not_found. */
   handoffReconcileMaxAttempts: number;
+  /** Delay before work the worker gave up on is scheduled again while its case still needs it. */
+  givenUpRetryMs: number;
 }
 
 export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = {
   decisionPollIntervalMs: 60_000,
   handoffReconcileRetryMs: 60_000,
   handoffReconcileMaxAttempts: 3,
+  // The longest backoff between two attempts (decision 0016): giving up never retries faster than retrying.
+  givenUpRetryMs: 5 * 60_000,
 };
 
 export const pipelineSettings = (overrides: Partial<PipelineSettings> | undefined): PipelineSettings => ({
