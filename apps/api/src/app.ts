@@ -59,7 +59,13 @@ export function createApp(container: Container): Express {
   const health = container.get(HealthController);
   app
     .route('/health')
-    .get(asyncHandler((req, res) => health.get(req, res)))
+    .get(
+      asyncHandler(async (req, res) => {
+        await health.get(req, res);
+        // A database that answers the health check ends an outage too (when no /v1 traffic would).
+        if (res.statusCode === 200) outage.answered();
+      }),
+    )
     .all(methodNotAllowed);
   // The OpenAPI document (public copy) and its reference page; /docs gets its own CSP.
   app.use(docsRouter(openApiDocument));
