@@ -18,7 +18,7 @@ import { createTestApp, type TestApp, type TestTenant } from './test-app';
  */
 
 const SEED = Number(process.env.PRIOR_AUTH_FUZZ_SEED ?? 20_261_124);
-const RUNS_PER_OPERATION = Number(process.env.PRIOR_AUTH_FUZZ_RUNS ?? 20);
+const RUNS_PER_OPERATION = Number(process.env.PRIOR_AUTH_FUZZ_RUNS ?? 15);
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
