@@ -44,6 +44,13 @@ export const configSchema = z.object({
   REQUEST_BODY_LIMIT_BYTES: integer(1024, 10 * 1024 * 1024).default('1048576'),
   SANDBOX_DECISION_DELAY_SECONDS: integer(0, 3600).default('2'),
   SANDBOX_PORTAL_LATENCY_MS: integer(0, 60_000).default('0'),
+  // A system Chromium for the payer-portal browser; unset → the one packaged with the adapter.
+  BROWSER_EXECUTABLE_PATH: z
+    .string()
+    .trim()
+    .refine((value) => value.startsWith('/'), 'must be an absolute path')
+    .optional(),
+  PAYER_SANDBOX_PORT: integer(0, 65535).default('3100'),
   WORKER_CONCURRENCY: integer(1, 64).default('4'),
   WORKER_LEASE_MS: integer(1_000, 3_600_000).default('60000'),
   WORKER_POLL_INTERVAL_MS: integer(10, 60_000).default('500'),

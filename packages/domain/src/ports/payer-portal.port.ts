@@ -55,12 +55,27 @@ export interface PreparedSubmission {
   liveViewUrl: string | null;
 }
 
+/**
+ * What a portal run captured as proof (decision 0017: the confirmation the payer showed, its decision letter),
+ * for the caller to store as files. Bytes only: the portal adapter stores nothing itself.
+ */
+export interface PortalEvidence {
+  kind:
+    'step_screenshot' | 'confirmation_html' | 'confirmation_image' | 'confirmation_pdf' | 'decision_letter';
+  /** The portal step it was captured after, e.g. `signed_in`, `review`, `confirmation`. */
+  step: string;
+  contentType: string;
+  bytes: Uint8Array;
+  capturedAt: Date;
+}
+
 export type SubmitResult =
-  { receipt: PayerReceipt } | { needsHuman: { reason: string; description: string } };
+  | { receipt: PayerReceipt; evidence?: PortalEvidence[] }
+  | { needsHuman: { reason: string; description: string }; evidence?: PortalEvidence[] };
 
 export type DecisionPoll =
   | { state: 'pending' }
-  | { state: 'decided'; decision: PayerDecision }
+  | { state: 'decided'; decision: PayerDecision; evidence?: PortalEvidence[] }
   | { state: 'more_information'; document: DocumentRequirement };
 
 export interface SubmissionLookup {

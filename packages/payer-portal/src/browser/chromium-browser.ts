@@ -1,0 +1,85 @@
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { BrowserUnavailableError, resolveBrowserExecutable } from './browser-executable';
+
+/**
+ * Flags Chromium needs here: headless as root (no sandbox, no GPU), and none of its background connections,
+ * which a closed network refuses and which slow every start.
+ */
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--no-default-browser-check',
+];
+
+export interface ChromiumBrowserOptions {
+  /** A system Chromium (BROWSER_EXECUTABLE_PATH); unset → the packaged one. */
+  executablePath?: string;
+  /** How long launching may take before it is a start-up error (default 30 s). */
+  launchTimeoutMs?: number;
+}
+
+/**
+ * One Chromium per process, launched on first use and relaunched if it dies; each portal run gets a fresh
+ * context of it (its own cookies and storage), closed when the run ends.
+ */
+export class ChromiumBrowser {
+  private browser: Promise<Browser> | null = null;
+  private closed = false;
+
+  constructor(private readonly options: ChromiumBrowserOptions = {}) {}
+
+  /** Launches now (start-up check): throws BrowserUnavailableError when no browser can run. */
+  async ensureStarted(): Promise<string> {
+    return (await this.current()).version();
+  }
+
+  async newContext(): Promise<BrowserContext> {
+    const browser = await this.current();
+    return browser.newContext({ acceptDownloads: true, viewport: { width: 1100, height: 900 } });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const browser = this.browser;
+    this.browser = null;
+    if (browser) await (await browser.catch(() => null))?.close().catch(() => undefined);
+  }
+
+  private current(): Promise<Browser> {
+    if (this.closed) return Promise.reject(new BrowserUnavailableError('The browser was shut down.'));
+    this.browser ??= this.launch();
+    return this.browser;
+  }
+
+  private async launch(): Promise<Browser> {
+    try {
+      const executablePath = await resolveBrowserExecutable(this.options.executablePath);
+      const browser = await chromium
+        .launch({
+          executablePath,
+          headless: true,
+          args: CHROMIUM_FLAGS,
+          timeout: this.options.launchTimeoutMs ?? 30_000,
+        })
+        .catch((error: unknown) => {
+          throw new BrowserUnavailableError(
+            `Chromium at ${executablePath} did not start: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`,
+            { cause: error },
+          );
+        });
+      browser.on('disconnected', () => {
+        this.browser = null;
+      });
+      return browser;
+    } catch (error) {
+      this.browser = null;
+      throw error;
+    }
+  }
+}
