@@ -1,5 +1,4 @@
 import { PayerPortalError, type QuestionnaireItemTemplate } from '@prior-auth/domain';
-import { generateSync } from 'otplib';
 import { type Page } from 'playwright-core';
 import {
   type PayerSitePage,
@@ -60,6 +59,15 @@ const permanent = (code: string, message: string, details: Record<string, unknow
 const transient = (code: string, message: string, details: Record<string, unknown> = {}) =>
   new PayerPortalError(code, message, { transient: true, details });
 
+/**
+ * The current one-time code. otplib is loaded on first use: its dependencies are ES modules only, which the
+ * Jest runtime of every suite importing this package would otherwise have to transform.
+ */
+async function totpCode(secret: string): Promise<string> {
+  const { generateSync } = await import('otplib');
+  return generateSync({ secret });
+}
+
 /** The page script of the simulated payer website. */
 export class SandboxPayerSitePage implements PayerSitePage {
   constructor(private readonly baseUrl: string) {}
@@ -70,7 +78,7 @@ export class SandboxPayerSitePage implements PayerSitePage {
     await this.fill(page, SELECTORS.username, credentials.username);
     await this.fill(page, SELECTORS.password, credentials.password);
     await this.click(page, SELECTORS.signIn, ['verify-code']);
-    await this.fill(page, SELECTORS.code, generateSync({ secret: credentials.totpSecret }));
+    await this.fill(page, SELECTORS.code, await totpCode(credentials.totpSecret));
     await this.click(page, SELECTORS.verify, ['choose-provider']);
   }
 
