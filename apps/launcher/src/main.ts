@@ -8,6 +8,11 @@ import {
   TypeOrmOrganizationDirectory,
   type BootstrappedDatabase,
 } from '@prior-auth/persistence-postgres';
+import {
+  BrowserUnavailableError,
+  ChromiumBrowser,
+  SANDBOX_PAYER_DEMO_ACCOUNT,
+} from '@prior-auth/payer-portal';
 import { bootstrapOrganization, ConfigError, dataDir, loadConfig } from '@prior-auth/platform';
 import { prettyFactory } from 'pino-pretty';
 
@@ -50,7 +55,7 @@ function runApp(name: string, env: NodeJS.ProcessEnv, onExit: (code: number | nu
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname,service,name',
   });
-  const tag = `[${name}]`.padEnd(9);
+  const tag = `[${name}]`.padEnd(16);
   for (const stream of [child.stdout!, child.stderr!]) {
     createInterface({ input: stream }).on('line', (line) => {
       let text = line;
@@ -77,6 +82,14 @@ async function main(): Promise<void> {
   say(
     config.DATABASE_URL ? 'using DATABASE_URL' : `starting embedded PostgreSQL (data in ${folder}/postgres)`,
   );
+  // The browser the payer portals are driven with: a missing or broken one stops the start here, clearly,
+  // rather than failing every portal run later (decision 0017).
+  const browser = new ChromiumBrowser({ executablePath: config.BROWSER_EXECUTABLE_PATH });
+  try {
+    say(`browser ready: Chromium ${await browser.ensureStarted()}`);
+  } finally {
+    await browser.close();
+  }
   const database = await bootstrapDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: folder,
@@ -113,7 +126,7 @@ async function main(): Promise<void> {
     say('stopped');
     process.exit(exitCode);
   };
-  for (const name of ['api', 'worker']) {
+  for (const name of ['api', 'worker', 'payer-sandbox']) {
     children.set(
       name,
       runApp(name, env, (code) => {
@@ -127,13 +140,16 @@ async function main(): Promise<void> {
   say(
     `API on http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT} (health: /health); Ctrl-C stops everything`,
   );
+  say(
+    `simulated payer website on http://localhost:${config.PAYER_SANDBOX_PORT} (user ${SANDBOX_PAYER_DEMO_ACCOUNT.username}, password and authenticator secret in the README)`,
+  );
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 }
 
 main().catch((error: unknown) => {
   console.error(
-    error instanceof ConfigError
+    error instanceof ConfigError || error instanceof BrowserUnavailableError
       ? error.message
       : `start failed: ${error instanceof Error ? error.stack : String(error)}`,
   );
