@@ -11,6 +11,7 @@ import {
   applyDefaults,
   evaluateRequirements,
   importFhirQuestionnaire,
+  importFhirQuestionnaireWithWarnings,
   presentQuestionnaire,
   type Answer,
   type QuestionnaireTemplate,
@@ -83,6 +84,21 @@ describeWithFixtures('real FHIR R4 questionnaires', () => {
         { numRuns: 100 },
       );
     });
+  });
+
+  it.each([
+    [HOME_OXYGEN, ['expression_dropped', 'sub_questionnaire_dropped']],
+    [GLUCOSE_MONITOR, ['expression_dropped', 'sub_questionnaire_dropped', 'extension_ignored']],
+    [LOWER_LIMB, ['expression_dropped', 'display_item_dropped']],
+    [LFORMS_ENABLE_WHEN, ['expression_dropped']],
+  ])('%s imports, reporting every approximation as a warning', (file, codes) => {
+    const { warnings } = importFhirQuestionnaireWithWarnings(read(file));
+    expect([...new Set(warnings.map((warning) => warning.code))].sort()).toEqual([...codes].sort());
+  });
+
+  it("keeps the glucose monitor order's required group 5 as a group rule", () => {
+    const form = importFhirQuestionnaire(read(GLUCOSE_MONITOR));
+    expect(form.groupRules).toEqual([expect.objectContaining({ linkId: '5', required: true })]);
   });
 
   describe('the broken forms are rejected at load', () => {

@@ -1,4 +1,4 @@
-import type { Answer, AnswerType, RequirementIssue } from './questionnaire.types';
+import type { Answer, AnswerType, RequirementIssue, ValueType } from './questionnaire.types';
 
 /** Stable codes of the issues the requirements engine reports. Clients and tests key on them. */
 export const REQUIREMENT_ISSUE_CODES = [
@@ -12,6 +12,8 @@ export const REQUIREMENT_ISSUE_CODES = [
   'too_many_answers',
   'answer_not_allowed',
   'unknown_link_id',
+  'min_length_not_met',
+  'unit_not_allowed',
 ] as const;
 
 export type RequirementIssueCode = (typeof REQUIREMENT_ISSUE_CODES)[number];
@@ -19,18 +21,52 @@ export type RequirementIssueCode = (typeof REQUIREMENT_ISSUE_CODES)[number];
 /** The answer value kinds; they coincide with the answer types. */
 export type AnswerKind = AnswerType;
 
+/** FHIR `time`: `hh:mm[:ss[.fff]]`. */
+export const TIME_PATTERN = '([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d+)?)?';
+const TIME_SHAPE = new RegExp(`^(?:${TIME_PATTERN})$`);
+const DATE_TIME_SHAPE = new RegExp(`^(\\d{4}-\\d{2}-\\d{2})T(?:${TIME_PATTERN})(Z|[+-]\\d{2}:\\d{2})?$`);
+
 /**
  * The kind of the single value field an answer carries, or undefined when it carries none, several, or one of
- * the wrong JavaScript type. Defensive on purpose: answers arrive from clients and stored JSON.
+ * the wrong JavaScript type. Defensive on purpose: answers arrive from clients and stored JSON. The refined
+ * fields read as their answer type's kind: `valueInteger` and `valueQuantity` as decimal, `valueTime` as
+ * string, `valueDateTime` as date.
  */
 export function answerKind(answer: unknown): AnswerKind | undefined {
   if (typeof answer !== 'object' || answer === null) return undefined;
-  const { valueString, valueBoolean, valueDate, valueDecimal, valueCoding } = answer as Record<
-    string,
-    unknown
-  >;
+  const {
+    valueString,
+    valueBoolean,
+    valueDate,
+    valueDecimal,
+    valueCoding,
+    valueInteger,
+    valueQuantity,
+    valueTime,
+    valueDateTime,
+  } = answer as Record<string, unknown>;
   let kind: AnswerKind | undefined;
   let count = 0;
+  if (valueInteger !== undefined) {
+    count += 1;
+    kind = typeof valueInteger === 'number' && Number.isSafeInteger(valueInteger) ? 'decimal' : undefined;
+  }
+  if (valueQuantity !== undefined) {
+    count += 1;
+    const value =
+      typeof valueQuantity === 'object' && valueQuantity !== null
+        ? (valueQuantity as Record<string, unknown>)['value']
+        : undefined;
+    kind = typeof value === 'number' && Number.isFinite(value) ? 'decimal' : undefined;
+  }
+  if (valueTime !== undefined) {
+    count += 1;
+    kind = typeof valueTime === 'string' ? 'string' : undefined;
+  }
+  if (valueDateTime !== undefined) {
+    count += 1;
+    kind = typeof valueDateTime === 'string' ? 'date' : undefined;
+  }
   if (valueString !== undefined) {
     count += 1;
     kind = typeof valueString === 'string' ? 'string' : undefined;
@@ -52,6 +88,36 @@ export function answerKind(answer: unknown): AnswerKind | undefined {
     kind = isCoding(valueCoding) ? 'coding' : undefined;
   }
   return count === 1 ? kind : undefined;
+}
+
+/** The number of a decimal-kind answer (valueDecimal, valueInteger or valueQuantity.value). */
+export function numberOf(answer: Answer): number | undefined {
+  const value = answer.valueDecimal ?? answer.valueInteger ?? answer.valueQuantity?.value;
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** The text of a string-kind answer (valueString or valueTime). */
+export function stringOf(answer: Answer): string | undefined {
+  const value = answer.valueString ?? answer.valueTime;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The `YYYY-MM-DD` date of a date-kind answer: valueDate, or the date of a well-formed valueDateTime (else
+ * undefined, which reads as an invalid date).
+ */
+export function dateOf(answer: Answer): string | undefined {
+  if (typeof answer.valueDate === 'string') return answer.valueDate;
+  if (typeof answer.valueDateTime !== 'string') return undefined;
+  return DATE_TIME_SHAPE.exec(answer.valueDateTime)?.[1];
+}
+
+/** Whether an answer's value field fits an item's FHIR type: refined fields need the matching valueType. */
+export function fitsValueType(answer: Answer, valueType: ValueType | undefined): boolean {
+  if (answer.valueQuantity !== undefined) return valueType === 'quantity';
+  if (answer.valueTime !== undefined) return valueType === 'time';
+  if (answer.valueDateTime !== undefined) return valueType === 'dateTime';
+  return true;
 }
 
 function isCoding(value: unknown): boolean {
@@ -79,6 +145,10 @@ export function isValidDate(value: string): boolean {
 export interface AnswerConstraints {
   linkId: string;
   answerType: AnswerType;
+  valueType: ValueType | undefined;
+  /** Units a quantity answer may name (unit or code); undefined when any unit goes. */
+  units: ReadonlySet<string> | undefined;
+  minLength: number | undefined;
   acceptsString: boolean;
   pattern: RegExp | undefined;
   maxLength: number | undefined;
@@ -93,6 +163,12 @@ const TYPE_LABELS: Record<AnswerType, string> = {
   boolean: 'a boolean (valueBoolean)',
   decimal: 'a number (valueDecimal)',
   coding: 'a coding (valueCoding)',
+};
+const VALUE_TYPE_LABELS: Record<ValueType, string> = {
+  integer: 'a whole number (valueInteger or valueDecimal)',
+  quantity: 'a quantity (valueQuantity or valueDecimal)',
+  time: 'a time (valueTime or valueString, hh:mm[:ss])',
+  dateTime: 'a date-time (valueDateTime or valueDate)',
 };
 
 /** Custom messages describe the value, so they replace only the value-validation messages. */
@@ -119,37 +195,65 @@ export function validateAnswers(
   }
   for (const answer of answers) {
     const kind = answerKind(answer);
-    if (kind === 'string' && item.acceptsString) {
+    if (kind === 'string' && item.acceptsString && answer.valueString !== undefined) {
       seen = checkString(item, answer.valueString as string, issues, seen);
       continue;
     }
-    if (kind !== item.answerType) {
+    if (kind !== item.answerType || !fitsValueType(answer, item.valueType)) {
       const expected = item.acceptsString
         ? `${TYPE_LABELS.coding} or ${TYPE_LABELS.string}`
-        : TYPE_LABELS[item.answerType];
+        : item.valueType !== undefined
+          ? VALUE_TYPE_LABELS[item.valueType]
+          : TYPE_LABELS[item.answerType];
       seen = report(item, issues, seen, 'answer_type_mismatch', `The answer must be ${expected}.`);
       continue;
     }
     switch (kind) {
       case 'string':
-        seen = checkString(item, answer.valueString as string, issues, seen);
+        if (answer.valueTime !== undefined && !TIME_SHAPE.test(answer.valueTime)) {
+          seen = report(item, issues, seen, 'pattern_mismatch', 'The answer must be a time (hh:mm[:ss]).');
+          break;
+        }
+        seen = checkString(item, stringOf(answer) as string, issues, seen);
         break;
       case 'date': {
-        const value = answer.valueDate as string;
-        seen = isValidDate(value)
-          ? checkBounds(item, value, issues, seen)
-          : report(
+        const value = dateOf(answer);
+        seen =
+          value !== undefined && isValidDate(value)
+            ? checkBounds(item, value, issues, seen)
+            : report(
+                item,
+                issues,
+                seen,
+                'invalid_date',
+                answer.valueDateTime === undefined
+                  ? 'The answer must be a valid calendar date (YYYY-MM-DD).'
+                  : 'The answer must be a valid date-time (YYYY-MM-DDThh:mm[:ss][Z|±hh:mm]).',
+              );
+        break;
+      }
+      case 'decimal': {
+        const value = numberOf(answer) as number;
+        if (item.valueType === 'integer' && !Number.isInteger(value)) {
+          seen = report(item, issues, seen, 'answer_type_mismatch', 'The answer must be a whole number.');
+          break;
+        }
+        if (item.units !== undefined && answer.valueQuantity !== undefined) {
+          const { unit, code } = answer.valueQuantity;
+          const named = [unit, code].filter((part): part is string => typeof part === 'string');
+          if (named.length > 0 && !named.some((part) => item.units?.has(part))) {
+            seen = report(
               item,
               issues,
               seen,
-              'invalid_date',
-              'The answer must be a valid calendar date (YYYY-MM-DD).',
+              'unit_not_allowed',
+              'The unit is not one of the allowed units.',
             );
+          }
+        }
+        seen = checkBounds(item, value, issues, seen);
         break;
       }
-      case 'decimal':
-        seen = checkBounds(item, answer.valueDecimal as number, issues, seen);
-        break;
       case 'coding':
         if (allowedCodes !== undefined && !allowedCodes.has(answer.valueCoding?.code ?? '')) {
           seen = report(
@@ -194,6 +298,15 @@ function checkString(
   seen: number,
 ): number {
   // Count code points, not UTF-16 units, so an emoji is one character as a person would count it.
+  if (item.minLength !== undefined && codePointLength(value) < item.minLength) {
+    seen = report(
+      item,
+      issues,
+      seen,
+      'min_length_not_met',
+      `The answer is shorter than ${item.minLength} characters.`,
+    );
+  }
   if (item.maxLength !== undefined && codePointLength(value) > item.maxLength) {
     seen = report(
       item,

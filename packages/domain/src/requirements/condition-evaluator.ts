@@ -1,4 +1,4 @@
-import { answerKind, isValidDate, type AnswerKind } from './answer-validator';
+import { answerKind, dateOf, isValidDate, numberOf, stringOf, type AnswerKind } from './answer-validator';
 import type { Answer, ComparisonOperator } from './questionnaire.types';
 
 /** Answers per item index; an item that is not allowed has an empty entry, so conditions read it as unanswered. */
@@ -152,7 +152,7 @@ function compileLeaf(
     return never;
   }
   const value = expected as Answer;
-  if (kind === 'date' && !isValidDate(value.valueDate as string)) {
+  if (kind === 'date' && !isValidDate(dateOf(value) ?? '')) {
     onProblem({
       code: 'invalid_condition',
       reference: linkId,
@@ -196,20 +196,20 @@ function compileLeaf(
 function equalityTest(kind: AnswerKind, expected: Answer): (answer: Answer) => boolean {
   switch (kind) {
     case 'string': {
-      const value = expected.valueString;
-      return (answer) => answer.valueString === value;
+      const value = stringOf(expected);
+      return (answer) => stringOf(answer) === value;
     }
     case 'boolean': {
       const value = expected.valueBoolean;
       return (answer) => answer.valueBoolean === value;
     }
     case 'date': {
-      const value = expected.valueDate;
-      return (answer) => answer.valueDate === value;
+      const value = dateOf(expected);
+      return (answer) => dateOf(answer) === value;
     }
     case 'decimal': {
-      const value = expected.valueDecimal;
-      return (answer) => answer.valueDecimal === value;
+      const value = numberOf(expected);
+      return (answer) => numberOf(answer) === value;
     }
     case 'coding': {
       const code = expected.valueCoding?.code;
@@ -231,18 +231,18 @@ function equalityTest(kind: AnswerKind, expected: Answer): (answer: Answer) => b
 /** Sign of answer − expected, or undefined when the answer has no comparable value of that kind. */
 function orderingTest(kind: AnswerKind, expected: Answer): (answer: Answer) => number | undefined {
   if (kind === 'decimal') {
-    const value = expected.valueDecimal as number;
+    const value = numberOf(expected) as number;
     return (answer) => {
-      const actual: unknown = answer.valueDecimal;
-      return typeof actual === 'number' && Number.isFinite(actual) ? Math.sign(actual - value) : undefined;
+      const actual = numberOf(answer);
+      return actual === undefined ? undefined : Math.sign(actual - value);
     };
   }
-  const field = kind === 'date' ? 'valueDate' : 'valueString';
-  const value = expected[field] as string;
+  const read = kind === 'date' ? dateOf : stringOf;
+  const value = read(expected) as string;
   const checkDate = kind === 'date';
   // Code-unit order, not localeCompare: evaluation must not depend on the host's locale.
   return (answer) => {
-    const actual: unknown = answer[field];
+    const actual = read(answer);
     if (typeof actual !== 'string' || (checkDate && !isValidDate(actual))) return undefined;
     return actual < value ? -1 : actual > value ? 1 : 0;
   };

@@ -1,6 +1,15 @@
 import { DomainError } from '../shared/domain-error';
-import { importFhirQuestionnaire } from './fhir-questionnaire.importer';
-import type { Condition, QuestionnaireItemTemplate, QuestionnaireTemplate } from './questionnaire.types';
+import {
+  importFhirQuestionnaire,
+  importFhirQuestionnaireWithWarnings,
+  type FhirImportWarning,
+} from './fhir-questionnaire.importer';
+import type {
+  Answer,
+  Condition,
+  QuestionnaireItemTemplate,
+  QuestionnaireTemplate,
+} from './questionnaire.types';
 import { evaluateRequirements } from './requirements-engine';
 import type { TemplateProblem } from './template-problem';
 import { bool, code, date, num, response, str } from './testing/template-builder';
@@ -77,14 +86,11 @@ describe('importFhirQuestionnaire: item types', () => {
     expect(importedItem({ linkId: 'a', type: 'choice' }).answerConstraint).toBeUndefined();
   });
 
-  it.each(['attachment', 'reference', 'question', 'constructor', undefined])(
-    'rejects the unsupported type %s',
-    (type) => {
-      expect(problemsOf(questionnaire([{ linkId: 'a', type }]))).toEqual([
-        expect.objectContaining({ code: 'unsupported_item_type', linkId: 'a' }),
-      ]);
-    },
-  );
+  it.each(['attachment', 'constructor', undefined])('rejects the unsupported type %s', (type) => {
+    expect(problemsOf(questionnaire([{ linkId: 'a', type }]))).toEqual([
+      expect.objectContaining({ code: 'unsupported_item_type', linkId: 'a' }),
+    ]);
+  });
 
   it('maps required, repeats (also given as strings), maxLength and the text', () => {
     expect(
@@ -592,5 +598,299 @@ describe('importFhirQuestionnaire: enableWhen', () => {
 
   it('keeps required: true for a required item without enableWhen anywhere above it', () => {
     expect(importedItem({ linkId: 'a', type: 'string', required: true })).toMatchObject({ required: true });
+  });
+});
+
+describe('importFhirQuestionnaire: real-form fixes (decision 0018)', () => {
+  const warningsOf = (items: FhirItem[], extra: Record<string, unknown> = {}): FhirImportWarning[] =>
+    importFhirQuestionnaireWithWarnings(questionnaire(items, extra)).warnings;
+  const evaluateForm = (form: QuestionnaireTemplate, answers: Record<string, Answer[]>) =>
+    evaluateRequirements(form, [], response(answers), []);
+  const issueCodes = (form: QuestionnaireTemplate, answers: Record<string, Answer[]>) =>
+    evaluateForm(form, answers).issues.map((issue) => `${issue.field}:${issue.code}`);
+
+  it('takes an answerOption coding with a display but no code, the display being the code', () => {
+    const imported = importedItem({
+      linkId: 'why',
+      type: 'choice',
+      answerOption: [
+        { valueCoding: { display: 'Initial order' } },
+        { valueCoding: { system: 'http://x', code: 'R', display: 'Replacement' } },
+      ],
+    });
+    expect(imported.options).toEqual([
+      { code: 'Initial order', display: 'Initial order' },
+      { code: 'R', display: 'Replacement' },
+    ]);
+    const form = importFhirQuestionnaire(
+      questionnaire([
+        {
+          linkId: 'why',
+          type: 'choice',
+          answerOption: [{ valueCoding: { display: 'Initial order' } }],
+        },
+        {
+          linkId: 'more',
+          type: 'string',
+          required: true,
+          enableWhen: [{ question: 'why', operator: '=', answerCoding: { display: 'Initial order' } }],
+        },
+      ]),
+    );
+    expect(evaluateForm(form, { why: [code('Initial order')] }).questions.map((q) => q.linkId)).toEqual([
+      'more',
+    ]);
+  });
+
+  it('still rejects an answerOption coding with neither code nor display', () => {
+    expect(
+      problemsOf(questionnaire([{ linkId: 'a', type: 'choice', answerOption: [{ valueCoding: {} }] }])),
+    ).toEqual([expect.objectContaining({ code: 'invalid_option', linkId: 'a', path: '"a"' })]);
+  });
+
+  it('enforces a required group: at least one answer inside it, only while it is enabled', () => {
+    const form = importFhirQuestionnaire(
+      questionnaire([
+        { linkId: 'gate', type: 'boolean' },
+        {
+          linkId: 'g',
+          type: 'group',
+          text: 'Diagnoses',
+          required: true,
+          enableWhen: [{ question: 'gate', operator: '=', answerBoolean: true }],
+          item: [
+            { linkId: 'g.1', type: 'string' },
+            { linkId: 'g.2', type: 'group', item: [{ linkId: 'g.2.1', type: 'string' }] },
+          ],
+        },
+      ]),
+    );
+    const asked = (answers: Record<string, Answer[]>) =>
+      evaluateForm(form, answers).questions.map((question) => question.linkId);
+    expect(asked({})).toEqual([]);
+    expect(asked({ gate: [bool(true)] })).toEqual(['g']);
+    expect(asked({ gate: [bool(true)], 'g.2.1': [str('x')] })).toEqual([]);
+  });
+
+  it('keeps repeating groups and answerRepeats repeating: two answers are no issue, with a warning', () => {
+    const items = [
+      {
+        linkId: 'meds',
+        type: 'group',
+        repeats: true,
+        item: [
+          { linkId: 'meds.name', type: 'string' },
+          { linkId: 'meds.dose', type: 'decimal' },
+        ],
+      },
+      {
+        linkId: 'codes',
+        type: 'string',
+        extension: [
+          { url: 'http://hl7.org/fhir/StructureDefinition/questionnaire-answerRepeats', valueBoolean: true },
+        ],
+      },
+    ];
+    const { template: form, warnings } = importFhirQuestionnaireWithWarnings(questionnaire(items));
+    expect(
+      issueCodes(form, {
+        'meds.name': [str('a'), str('b')],
+        'meds.dose': [num(1), num(2)],
+        codes: [str('x'), str('y')],
+      }),
+    ).toEqual([]);
+    expect(form.groupRules).toEqual([
+      { linkId: 'meds', text: 'meds', linkIds: ['meds.name', 'meds.dose'], repeats: true },
+    ]);
+    expect(warnings).toEqual([
+      expect.objectContaining({ code: 'repeating_group_flattened', paths: ['"meds"'] }),
+    ]);
+  });
+
+  it('keeps integer, quantity, time and dateTime as value types: 2.5 is refused, refined answers accepted', () => {
+    const form = importFhirQuestionnaire(
+      questionnaire([
+        { linkId: 'n', type: 'integer' },
+        {
+          linkId: 'flow',
+          type: 'quantity',
+          extension: [
+            {
+              url: 'http://hl7.org/fhir/StructureDefinition/questionnaire-unitOption',
+              valueCoding: { system: 'http://unitsofmeasure.org', code: 'L/min', display: 'L/min' },
+            },
+          ],
+        },
+        { linkId: 't', type: 'time' },
+        { linkId: 'dt', type: 'dateTime' },
+      ]),
+    );
+    const byLinkId = new Map(allItems(form).map((entry) => [entry.linkId, entry]));
+    expect(byLinkId.get('n')?.valueType).toBe('integer');
+    expect(byLinkId.get('flow')).toMatchObject({ valueType: 'quantity', units: [{ code: 'L/min' }] });
+    expect(issueCodes(form, { n: [num(2.5)] })).toEqual(['n:answer_type_mismatch']);
+    expect(
+      issueCodes(form, {
+        n: [{ valueInteger: 2 }],
+        flow: [{ valueQuantity: { value: 2.5, unit: 'L/min' } }],
+        t: [{ valueTime: '10:30' }],
+        dt: [{ valueDateTime: '2024-01-02T10:30:00Z' }],
+      }),
+    ).toEqual([]);
+    expect(issueCodes(form, { flow: [{ valueQuantity: { value: 2.5, unit: 'mg' } }] })).toEqual([
+      'flow:unit_not_allowed',
+    ]);
+  });
+
+  it('keeps the minLength extension', () => {
+    const form = importFhirQuestionnaire(
+      questionnaire([
+        {
+          linkId: 's',
+          type: 'string',
+          extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/minLength', valueInteger: 3 }],
+        },
+      ]),
+    );
+    expect(issueCodes(form, { s: [str('ab')] })).toEqual(['s:min_length_not_met']);
+  });
+
+  it('drops initialExpression and other expressions with a warning, and names ignored extensions', () => {
+    const warnings = warningsOf(
+      [
+        {
+          linkId: 'a',
+          type: 'string',
+          extension: [
+            {
+              url: 'http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-initialExpression',
+              valueExpression: { language: 'text/cql', expression: 'X' },
+            },
+            { url: 'http://example.org/odd', valueString: 'x' },
+          ],
+        },
+        { linkId: 'b', type: 'string', enableWhenExpression: 'true' },
+      ],
+      { extension: [{ url: 'http://hl7.org/fhir/StructureDefinition/cqf-library', valueCanonical: 'L' }] },
+    );
+    expect(warnings.map((warning) => [warning.code, warning.paths])).toEqual([
+      ['expression_dropped', []],
+      ['expression_dropped', ['"a"']],
+      ['extension_ignored', ['"a"']],
+      ['expression_dropped', ['"b"']],
+    ]);
+  });
+
+  it('skips a (hidden) reference item with a warning instead of rejecting the form', () => {
+    const { template: form, warnings } = importFhirQuestionnaireWithWarnings(
+      questionnaire([
+        {
+          linkId: 'g',
+          type: 'group',
+          item: [
+            {
+              linkId: 'ref',
+              type: 'reference',
+              extension: [
+                { url: 'http://hl7.org/fhir/StructureDefinition/questionnaire-hidden', valueBoolean: true },
+              ],
+            },
+            { linkId: 'q', type: 'string' },
+          ],
+        },
+      ]),
+    );
+    expect(allItems(form).map((entry) => entry.linkId)).toEqual(['q']);
+    expect(warnings).toEqual([
+      expect.objectContaining({ code: 'reference_item_skipped', paths: ['"g" > "ref"'] }),
+    ]);
+  });
+
+  it('warns about sub-questionnaire placeholders and required display items instead of dropping them silently', () => {
+    const warnings = warningsOf([
+      {
+        linkId: 'sub',
+        type: 'display',
+        extension: [
+          {
+            url: 'http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-subQuestionnaire',
+            valueCanonical: 'Questionnaire/other',
+          },
+        ],
+      },
+      { linkId: 'note', type: 'display', required: true },
+      { linkId: 'q', type: 'string' },
+    ]);
+    expect(warnings.map((warning) => [warning.code, warning.paths])).toEqual([
+      ['sub_questionnaire_dropped', ['"sub"']],
+      ['display_item_dropped', ['"note"']],
+    ]);
+  });
+
+  it('refuses an empty form', () => {
+    expect(problemsOf(questionnaire([]))).toEqual([
+      expect.objectContaining({
+        code: 'invalid_questionnaire',
+        message: 'the form has no question to answer',
+      }),
+    ]);
+    expect(problemsOf(questionnaire([{ linkId: 'd', type: 'display' }]))[0]?.code).toBe(
+      'invalid_questionnaire',
+    );
+  });
+
+  it('defaults a missing enableBehavior with several enableWhen to any, with a warning', () => {
+    const items = [
+      { linkId: 'a', type: 'boolean' },
+      { linkId: 'b', type: 'boolean' },
+      {
+        linkId: 'c',
+        type: 'string',
+        enableWhen: [
+          { question: 'a', operator: '=', answerBoolean: true },
+          { question: 'b', operator: '=', answerBoolean: true },
+        ],
+      },
+    ];
+    const { template: form, warnings } = importFhirQuestionnaireWithWarnings(questionnaire(items));
+    expect(allItems(form)[2]?.notAllowedWhen).toEqual({ not: { any: expect.any(Array) } });
+    expect(warnings).toEqual([
+      expect.objectContaining({ code: 'enable_behavior_defaulted', paths: ['"c"'] }),
+    ]);
+    expect(
+      warningsOf(items.map((entry, index) => (index === 2 ? { ...entry, enableBehavior: 'any' } : entry))),
+    ).toEqual([]);
+  });
+
+  it.each([
+    ['R5', { item: [{ linkId: 'a', type: 'coding' }] }, /FHIR R5.*"a"/],
+    ['R5', { copyrightLabel: 'x', item: [{ linkId: 'a', type: 'string' }] }, /FHIR R5/],
+    ['STU3', { item: [{ linkId: 'a', type: 'choice', option: [{ valueString: 'x' }] }] }, /FHIR STU3/],
+    ['STU3', { item: [{ linkId: 'a', type: 'string', initialString: 'x' }] }, /FHIR STU3/],
+  ])('rejects a %s Questionnaire with a clear message', (_release, extra, message) => {
+    const problems = problemsOf({ resourceType: 'Questionnaire', ...extra });
+    expect(problems).toEqual([expect.objectContaining({ code: 'unsupported_fhir_version' })]);
+    expect(problems[0]?.message).toMatch(message);
+  });
+
+  it('gives problems the linkId path, also for problems found by validation', () => {
+    const problems = problemsOf(
+      questionnaire([
+        {
+          linkId: 'g',
+          type: 'group',
+          item: [
+            {
+              linkId: 'q',
+              type: 'string',
+              enableWhen: [{ question: 'nope', operator: 'exists', answerBoolean: true }],
+            },
+          ],
+        },
+      ]),
+    );
+    expect(problems).toEqual([
+      expect.objectContaining({ code: 'unknown_link_id', linkId: 'q', path: '"g" > "q"' }),
+    ]);
   });
 });

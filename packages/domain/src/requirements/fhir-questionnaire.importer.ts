@@ -1,4 +1,4 @@
-import { isValidDate } from './answer-validator';
+import { isValidDate, TIME_PATTERN } from './answer-validator';
 import { isRecord } from './condition-evaluator';
 import type {
   Answer,
@@ -7,12 +7,15 @@ import type {
   Coding,
   ComparisonOperator,
   Condition,
+  QuestionnaireGroupRule,
   QuestionnaireGroupTemplate,
   QuestionnaireItemTemplate,
   QuestionnaireTemplate,
+  ValueType,
 } from './questionnaire.types';
 import { templateInvalid, type TemplateProblem } from './template-problem';
 import { validateTemplate } from './template-validator';
+import { DomainError } from '../shared/domain-error';
 
 export interface FhirImportOptions {
   /** Overrides the template id (default: the Questionnaire's id, else name, else its title slugged). */
@@ -23,11 +26,54 @@ export interface FhirImportOptions {
   defaultGroupTitle?: string;
 }
 
-const EXTENSION_REGEX = 'http://hl7.org/fhir/StructureDefinition/regex';
-const EXTENSION_MIN_VALUE = 'http://hl7.org/fhir/StructureDefinition/minValue';
-const EXTENSION_MAX_VALUE = 'http://hl7.org/fhir/StructureDefinition/maxValue';
-// FHIR `time` has no answer type of its own here: it becomes a string constrained to hh:mm[:ss].
-const TIME_PATTERN = '([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d+)?)?';
+/** Codes of the approximations an import made; each is printed to the operator as a warning. */
+export type FhirImportWarningCode =
+  | 'expression_dropped'
+  | 'extension_ignored'
+  | 'enable_behavior_defaulted'
+  | 'repeating_group_flattened'
+  | 'reference_item_skipped'
+  | 'hidden_item_asked'
+  | 'display_item_dropped'
+  | 'sub_questionnaire_dropped';
+
+export interface FhirImportWarning {
+  code: FhirImportWarningCode;
+  /** The items concerned, as linkId paths (" > " between levels); empty for the whole form. */
+  paths: string[];
+  message: string;
+}
+
+export interface FhirImportResult {
+  template: QuestionnaireTemplate;
+  warnings: FhirImportWarning[];
+}
+
+const SD = 'http://hl7.org/fhir/StructureDefinition/';
+const EXTENSION_REGEX = `${SD}regex`;
+const EXTENSION_MIN_VALUE = `${SD}minValue`;
+const EXTENSION_MAX_VALUE = `${SD}maxValue`;
+const EXTENSION_MIN_LENGTH = `${SD}minLength`;
+const EXTENSION_UNIT = `${SD}questionnaire-unit`;
+const EXTENSION_UNIT_OPTION = `${SD}questionnaire-unitOption`;
+const EXTENSION_HIDDEN = `${SD}questionnaire-hidden`;
+const EXTENSION_ANSWER_REPEATS = `${SD}questionnaire-answerRepeats`;
+const EXTENSION_SUB_QUESTIONNAIRE =
+  'http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-subQuestionnaire';
+/** Extensions the import reads; every other one is reported as ignored (or, for expressions, dropped). */
+const HANDLED_EXTENSIONS: ReadonlySet<string> = new Set([
+  EXTENSION_REGEX,
+  EXTENSION_MIN_VALUE,
+  EXTENSION_MAX_VALUE,
+  EXTENSION_MIN_LENGTH,
+  EXTENSION_UNIT,
+  EXTENSION_UNIT_OPTION,
+  EXTENSION_HIDDEN,
+  EXTENSION_ANSWER_REPEATS,
+  EXTENSION_SUB_QUESTIONNAIRE,
+]);
+// FHIRPath/CQL logic the engine cannot run: the extension names end with one of these (SDC and cqf).
+const EXPRESSION_EXTENSION = /(Expression|-expression|-library|-variable|itemPopulationContext)$/;
 const OPERATORS: ReadonlySet<string> = new Set(['exists', '=', '!=', '>', '<', '>=', '<=']);
 
 // A Map, not an object literal, so a type like "constructor" cannot resolve to an Object.prototype member.
@@ -45,6 +91,12 @@ const TYPE_MAP: ReadonlyMap<string, AnswerType> = new Map<string, AnswerType>([
   ['choice', 'coding'],
   ['open-choice', 'coding'],
 ]);
+const VALUE_TYPE_MAP: ReadonlyMap<string, ValueType> = new Map<string, ValueType>([
+  ['integer', 'integer'],
+  ['quantity', 'quantity'],
+  ['time', 'time'],
+  ['dateTime', 'dateTime'],
+]);
 
 /** A FHIR item's enableWhen list, which applies to the item and (FHIR) to all its descendants. */
 interface Gate {
@@ -56,6 +108,9 @@ interface Gate {
 interface PendingItem {
   fhir: Record<string, unknown>;
   linkId: string;
+  path: string;
+  /** Inside a repeating group: accepts one answer per instance. */
+  inRepeatingGroup: boolean;
   answerType: AnswerType;
   acceptsString: boolean;
   options: AnswerOption[] | undefined;
@@ -66,6 +121,24 @@ interface PendingGroup {
   id: string;
   title: string;
   items: PendingItem[];
+}
+
+/** A FHIR group (top-level or nested) that is required or repeats, with the questions found inside it. */
+interface PendingRule {
+  node: Record<string, unknown>;
+  linkId: string;
+  gates: Gate[];
+  required: boolean;
+  repeats: boolean;
+  linkIds: string[];
+}
+
+/** Where the walk is: the linkId path, the enableWhen gates in force and the open group rules. */
+interface Context {
+  path: string;
+  gates: Gate[];
+  rules: PendingRule[];
+  repeating: boolean;
 }
 
 /**
@@ -81,14 +154,35 @@ export function importFhirQuestionnaire(
   json: unknown,
   options: FhirImportOptions = {},
 ): QuestionnaireTemplate {
+  return importFhirQuestionnaireWithWarnings(json, options).template;
+}
+
+/**
+ * `importFhirQuestionnaire`, also returning every approximation it made (decision 0018): dropped FHIRPath/CQL
+ * expressions, ignored extensions, a defaulted enableBehavior, skipped reference items, dropped display items
+ * and sub-questionnaire placeholders. Problems carry the item's linkId path.
+ */
+export function importFhirQuestionnaireWithWarnings(
+  json: unknown,
+  options: FhirImportOptions = {},
+): FhirImportResult {
   if (!isRecord(json) || json['resourceType'] !== 'Questionnaire') {
     throw templateInvalid(options.id, [
       { code: 'invalid_questionnaire', message: 'expected a FHIR R4 Questionnaire resource' },
     ]);
   }
+  const release = otherReleaseOf(json);
+  if (release !== undefined) {
+    throw templateInvalid(options.id, [
+      {
+        code: 'unsupported_fhir_version',
+        message: `this is a FHIR ${release.release} Questionnaire (${release.evidence}); only R4 is imported, convert it to R4 first`,
+      },
+    ]);
+  }
   const id = options.id ?? templateIdOf(json);
   const importer = new QuestionnaireImporter(json);
-  const groups = importer.run(options.defaultGroupTitle ?? 'General');
+  const { groups, groupRules } = importer.run(options.defaultGroupTitle ?? 'General');
   if (importer.problems.length > 0) throw templateInvalid(id, importer.problems);
 
   const template: QuestionnaireTemplate = {
@@ -96,9 +190,43 @@ export function importFhirQuestionnaire(
     version: options.version ?? (typeof json['version'] === 'string' ? json['version'] : '1'),
     title: stringOr(json['title'], stringOr(json['name'], id)),
     groups,
+    ...(groupRules.length > 0 ? { groupRules } : {}),
   };
-  validateTemplate(template);
-  return template;
+  try {
+    validateTemplate(template);
+  } catch (error) {
+    throw importer.withPaths(id, error);
+  }
+  return { template, warnings: importer.warnings() };
+}
+
+/**
+ * STU3 and R5 Questionnaires look much like R4 ones but mean different things; the elements only they have
+ * tell them apart (R4 has none of these).
+ */
+function otherReleaseOf(json: Record<string, unknown>): { release: string; evidence: string } | undefined {
+  for (const key of ['versionAlgorithmString', 'versionAlgorithmCoding', 'copyrightLabel']) {
+    if (json[key] !== undefined) return { release: 'R5', evidence: `it has ${key}` };
+  }
+  const stack = Array.isArray(json['item']) ? [...json['item']] : [];
+  while (stack.length > 0) {
+    const node: unknown = stack.pop();
+    if (!isRecord(node)) continue;
+    const where = typeof node['linkId'] === 'string' ? ` on item "${node['linkId']}"` : '';
+    if (node['answerConstraint'] !== undefined || node['disabledDisplay'] !== undefined)
+      return { release: 'R5', evidence: `answerConstraint or disabledDisplay${where}` };
+    if (node['type'] === 'coding' || node['type'] === 'question')
+      return { release: 'R5', evidence: `item type "${String(node['type'])}"${where}` };
+    if (node['option'] !== undefined || node['options'] !== undefined)
+      return { release: 'STU3', evidence: `option/options instead of answerOption${where}` };
+    if (Object.keys(node).some((key) => /^initial[A-Z]/.test(key)))
+      return { release: 'STU3', evidence: `initial[x] instead of initial${where}` };
+    const enableWhen = Array.isArray(node['enableWhen']) ? node['enableWhen'] : [];
+    if (enableWhen.some((entry) => isRecord(entry) && entry['hasAnswer'] !== undefined))
+      return { release: 'STU3', evidence: `enableWhen.hasAnswer${where}` };
+    if (Array.isArray(node['item'])) stack.push(...node['item']);
+  }
+  return undefined;
 }
 
 class QuestionnaireImporter {
@@ -106,66 +234,159 @@ class QuestionnaireImporter {
   private readonly questions = new Map<string, PendingItem>();
   private readonly otherLinkIds = new Set<string>();
   private readonly gateConditions = new Map<Gate, Condition | undefined>();
+  private readonly paths = new Map<string, string>();
+  private readonly rules: PendingRule[] = [];
+  /** Warnings by code and message, collecting the paths they apply to, in the order first met. */
+  private readonly warningsByKey = new Map<string, FhirImportWarning>();
 
   constructor(private readonly questionnaire: Record<string, unknown>) {}
 
-  run(defaultGroupTitle: string): QuestionnaireGroupTemplate[] {
+  run(defaultGroupTitle: string): {
+    groups: QuestionnaireGroupTemplate[];
+    groupRules: QuestionnaireGroupRule[];
+  } {
+    this.noteExtensions(this.questionnaire, '');
     const pending = this.collect(defaultGroupTitle);
-    return pending.map((group) => ({
+    if (this.questions.size === 0 && this.problems.length === 0) {
+      this.problem('invalid_questionnaire', undefined, 'the form has no question to answer');
+    }
+    const groups = pending.map((group) => ({
       id: group.id,
       title: group.title,
       items: group.items.map((item) => this.buildItem(item)),
     }));
+    // A group whose questions were all skipped has nothing left to require.
+    const rules = this.rules.filter((rule) => rule.linkIds.length > 0);
+    return { groups, groupRules: rules.map((rule) => this.buildRule(rule)) };
+  }
+
+  warnings(): FhirImportWarning[] {
+    return [...this.warningsByKey.values()];
+  }
+
+  /** A `template_invalid` from validation, its problems given the linkId paths of the form. */
+  withPaths(id: string, error: unknown): unknown {
+    if (!(error instanceof DomainError) || error.code !== 'template_invalid') return error;
+    const problems = (error.details['problems'] as TemplateProblem[] | undefined) ?? [];
+    return templateInvalid(
+      id,
+      problems.map((problem) => {
+        const path = problem.linkId === undefined ? undefined : this.paths.get(problem.linkId);
+        return path === undefined ? problem : { ...problem, path };
+      }),
+    );
   }
 
   private collect(defaultGroupTitle: string): PendingGroup[] {
     const groups: PendingGroup[] = [];
     let defaultGroup: PendingGroup | undefined;
-    for (const node of this.children(this.questionnaire)) {
-      const linkId = this.linkIdOf(node);
+    const top: Context = { path: '', gates: [], rules: [], repeating: false };
+    for (const node of this.children(this.questionnaire, '')) {
+      const linkId = this.linkIdOf(node, '');
       if (linkId === undefined) continue;
       if (node['type'] === 'group') {
-        this.otherLinkIds.add(linkId);
         const group: PendingGroup = { id: linkId, title: stringOr(node['text'], linkId), items: [] };
         groups.push(group);
-        this.walk(this.children(node), group, this.gatesOf(node, linkId, []));
+        this.enterGroup(node, linkId, group, top);
       } else if (node['type'] === 'display') {
-        this.otherLinkIds.add(linkId);
+        this.display(node, linkId, top);
       } else {
         if (!defaultGroup) {
           // Placed where the first loose question appears, keeping the form's order.
           defaultGroup = { id: uniqueGroupId(this.questionnaire), title: defaultGroupTitle, items: [] };
           groups.push(defaultGroup);
         }
-        this.addQuestion(node, linkId, defaultGroup, []);
+        this.addQuestion(node, linkId, defaultGroup, top);
       }
     }
     return groups;
   }
 
-  private walk(nodes: Array<Record<string, unknown>>, group: PendingGroup, gates: Gate[]): void {
+  private walk(nodes: Array<Record<string, unknown>>, group: PendingGroup, context: Context): void {
     for (const node of nodes) {
-      const linkId = this.linkIdOf(node);
+      const linkId = this.linkIdOf(node, context.path);
       if (linkId === undefined) continue;
-      if (node['type'] === 'group') {
-        this.otherLinkIds.add(linkId);
-        this.walk(this.children(node), group, this.gatesOf(node, linkId, gates));
-      } else if (node['type'] === 'display') {
-        this.otherLinkIds.add(linkId);
-      } else {
-        this.addQuestion(node, linkId, group, gates);
-      }
+      if (node['type'] === 'group') this.enterGroup(node, linkId, group, context);
+      else if (node['type'] === 'display') this.display(node, linkId, context);
+      else this.addQuestion(node, linkId, group, context);
     }
+  }
+
+  /** A FHIR group: its questions join `group`; a required or repeating group is kept as a group rule. */
+  private enterGroup(
+    node: Record<string, unknown>,
+    linkId: string,
+    group: PendingGroup,
+    parent: Context,
+  ): void {
+    const path = joinPath(parent.path, linkId);
+    this.otherLinkIds.add(linkId);
+    this.paths.set(linkId, path);
+    this.noteExtensions(node, path);
+    const gates = this.gatesOf(node, linkId, parent.gates);
+    const required = this.flag(node['required'], linkId, 'required');
+    const repeats = this.flag(node['repeats'], linkId, 'repeats');
+    const rules = [...parent.rules];
+    if (required || repeats) {
+      const rule: PendingRule = { node, linkId, gates, required, repeats, linkIds: [] };
+      this.rules.push(rule);
+      rules.push(rule);
+    }
+    if (repeats) {
+      this.warn(
+        'repeating_group_flattened',
+        path,
+        'repeating group: its questions accept one answer per instance, but answers are not tied to their instance',
+      );
+    }
+    this.walk(this.children(node, path), group, {
+      path,
+      gates,
+      rules,
+      repeating: parent.repeating || repeats,
+    });
+  }
+
+  private display(node: Record<string, unknown>, linkId: string, context: Context): void {
+    const path = joinPath(context.path, linkId);
+    this.otherLinkIds.add(linkId);
+    this.paths.set(linkId, path);
+    const extensions = extensionsOf(node);
+    if (extensions.some((extension) => extension['url'] === EXTENSION_SUB_QUESTIONNAIRE)) {
+      this.warn(
+        'sub_questionnaire_dropped',
+        path,
+        'sub-questionnaire placeholder dropped: the referenced questionnaire is not imported, import its questions as a form of their own or into this one',
+      );
+    } else if (toBoolean(node['required']) === true) {
+      this.warn('display_item_dropped', path, 'required display item dropped: display items take no answer');
+    }
+    this.noteExtensions(node, path);
   }
 
   private addQuestion(
     node: Record<string, unknown>,
     linkId: string,
     group: PendingGroup,
-    inherited: Gate[],
+    context: Context,
   ): void {
-    const gates = this.gatesOf(node, linkId, inherited);
+    const path = joinPath(context.path, linkId);
+    this.paths.set(linkId, path);
     const type = node['type'];
+    if (type === 'reference') {
+      // A reference to another resource cannot be answered through this API; the form stays importable.
+      this.otherLinkIds.add(linkId);
+      this.warn(
+        'reference_item_skipped',
+        path,
+        toBoolean(node['required']) === true
+          ? 'required reference item skipped: a reference cannot be answered here, collect it as a document'
+          : 'reference item skipped: a reference cannot be answered here',
+      );
+      return;
+    }
+    this.noteExtensions(node, path);
+    const gates = this.gatesOf(node, linkId, context.gates);
     let answerType = typeof type === 'string' ? TYPE_MAP.get(type) : undefined;
     if (answerType === undefined) {
       this.problem('unsupported_item_type', linkId, `item type "${String(type)}" is not supported`);
@@ -173,9 +394,18 @@ class QuestionnaireImporter {
     }
     const options = this.optionsOf(node, linkId);
     if (options !== undefined) answerType = 'coding';
+    if (extensionsOf(node).some((extension) => extension['url'] === EXTENSION_HIDDEN)) {
+      this.warn(
+        'hidden_item_asked',
+        path,
+        "hidden item (filled by the payer's logic) is asked like any other",
+      );
+    }
     const pending: PendingItem = {
       fhir: node,
       linkId,
+      path,
+      inRepeatingGroup: context.repeating,
       answerType,
       acceptsString: type === 'open-choice',
       options,
@@ -186,9 +416,36 @@ class QuestionnaireImporter {
     } else {
       this.questions.set(linkId, pending);
     }
+    for (const rule of context.rules) rule.linkIds.push(linkId);
     group.items.push(pending);
     // FHIR lets a question have child items; they are shown (and enabled) only with their parent.
-    this.walk(this.children(node), group, gates);
+    this.walk(this.children(node, path), group, { ...context, path, gates });
+  }
+
+  private buildRule(pending: PendingRule): QuestionnaireGroupRule {
+    const rule: QuestionnaireGroupRule = {
+      linkId: pending.linkId,
+      text: stringOr(pending.node['text'], pending.linkId),
+      linkIds: pending.linkIds,
+    };
+    const enabled = this.enabledCondition(pending.gates);
+    if (pending.required) {
+      if (enabled === undefined) rule.required = true;
+      else rule.requiredWhen = enabled;
+    }
+    if (pending.repeats) rule.repeats = true;
+    return rule;
+  }
+
+  private enabledCondition(gates: Gate[]): Condition | undefined {
+    const conditions = gates
+      .map((gate) => this.gateCondition(gate))
+      .filter((condition): condition is Condition => condition !== undefined);
+    return conditions.length === 0
+      ? undefined
+      : conditions.length === 1
+        ? conditions[0]
+        : { all: conditions };
   }
 
   private buildItem(pending: PendingItem): QuestionnaireItemTemplate {
@@ -200,30 +457,48 @@ class QuestionnaireImporter {
       required,
       answerType,
     };
-    if (this.flag(fhir['repeats'], linkId, 'repeats')) item.repeats = true;
+    const extensions = extensionsOf(fhir);
+    const answerRepeats = extensions.find((extension) => extension['url'] === EXTENSION_ANSWER_REPEATS);
+    if (
+      this.flag(fhir['repeats'], linkId, 'repeats') ||
+      toBoolean(answerRepeats?.['valueBoolean']) === true ||
+      pending.inRepeatingGroup
+    ) {
+      item.repeats = true;
+    }
+    const valueType = typeof fhir['type'] === 'string' ? VALUE_TYPE_MAP.get(fhir['type']) : undefined;
+    if (valueType !== undefined && pending.options === undefined) item.valueType = valueType;
     if (pending.options !== undefined) item.options = pending.options;
     if (pending.acceptsString) item.answerConstraint = 'optionsOrString';
 
-    const extensions = Array.isArray(fhir['extension']) ? fhir['extension'].filter(isRecord) : [];
     const regex = extensions.find((extension) => extension['url'] === EXTENSION_REGEX)?.['valueString'];
     if (typeof regex === 'string') item.pattern = regex;
     else if (fhir['type'] === 'time' && answerType === 'string') item.pattern = TIME_PATTERN;
     if (typeof fhir['maxLength'] === 'number') item.maxLength = fhir['maxLength'];
+    const minLength = extensions.find((extension) => extension['url'] === EXTENSION_MIN_LENGTH)?.[
+      'valueInteger'
+    ];
+    if (typeof minLength === 'number' && answerType === 'string') item.minLength = minLength;
     if (answerType === 'decimal' || answerType === 'date') {
       const min = this.boundOf(extensions, EXTENSION_MIN_VALUE, answerType, linkId);
       const max = this.boundOf(extensions, EXTENSION_MAX_VALUE, answerType, linkId);
       if (min !== undefined) item.min = min;
       if (max !== undefined) item.max = max;
     }
+    if (item.valueType === 'quantity') {
+      const units = extensions
+        .filter(
+          (extension) => extension['url'] === EXTENSION_UNIT_OPTION || extension['url'] === EXTENSION_UNIT,
+        )
+        .map((extension) => toCoding(extension['valueCoding']))
+        .filter((coding): coding is Coding => coding !== undefined);
+      if (units.length > 0) item.units = units;
+    }
 
     const defaultValue = this.defaultOf(pending);
     if (defaultValue !== undefined) item.defaultValue = defaultValue;
 
-    const conditions = pending.gates
-      .map((gate) => this.gateCondition(gate))
-      .filter((condition): condition is Condition => condition !== undefined);
-    const enabled =
-      conditions.length === 0 ? undefined : conditions.length === 1 ? conditions[0] : { all: conditions };
+    const enabled = this.enabledCondition(pending.gates);
     if (enabled !== undefined) {
       item.notAllowedWhen = { not: enabled };
       if (required) {
@@ -232,6 +507,33 @@ class QuestionnaireImporter {
       }
     }
     return item;
+  }
+
+  /** Expressions are dropped and other unread extensions ignored, each with a warning. */
+  private noteExtensions(node: Record<string, unknown>, path: string): void {
+    for (const extension of extensionsOf(node)) {
+      const url = typeof extension['url'] === 'string' ? extension['url'] : '(no url)';
+      if (HANDLED_EXTENSIONS.has(url)) continue;
+      if (EXPRESSION_EXTENSION.test(url)) {
+        this.warn('expression_dropped', path, `expression dropped (${url}): FHIRPath and CQL are not run`);
+      } else {
+        this.warn('extension_ignored', path, `extension ignored: ${url}`);
+      }
+    }
+    for (const key of ['enableWhenExpression', 'initialExpression', 'calculatedExpression']) {
+      if (node[key] !== undefined)
+        this.warn('expression_dropped', path, `${key} dropped: FHIRPath is not run`);
+    }
+  }
+
+  private warn(code: FhirImportWarningCode, path: string, message: string): void {
+    const key = `${code}\u0000${message}`;
+    const existing = this.warningsByKey.get(key);
+    if (existing) {
+      if (path !== '' && !existing.paths.includes(path)) existing.paths.push(path);
+      return;
+    }
+    this.warningsByKey.set(key, { code, paths: path === '' ? [] : [path], message });
   }
 
   private gatesOf(node: Record<string, unknown>, linkId: string, inherited: Gate[]): Gate[] {
@@ -260,6 +562,13 @@ class QuestionnaireImporter {
       // FHIR requires enableBehavior with several conditions; when it is missing, any one enabling is the
       // reading that hides the fewest questions.
       condition = gate.behavior === 'all' ? { all: parts } : { any: parts };
+      if (gate.behavior === undefined) {
+        this.warn(
+          'enable_behavior_defaulted',
+          this.paths.get(gate.owner) ?? gate.owner,
+          'several enableWhen without enableBehavior: read as "any" (enabled when one holds)',
+        );
+      }
     }
     this.gateConditions.set(gate, condition);
     return condition;
@@ -434,23 +743,29 @@ class QuestionnaireImporter {
     return undefined;
   }
 
-  private children(node: Record<string, unknown>): Array<Record<string, unknown>> {
+  private children(node: Record<string, unknown>, path: string): Array<Record<string, unknown>> {
     const items = node['item'];
+    const where = path === '' ? '' : ` under ${path}`;
     if (items === undefined) return [];
     if (!Array.isArray(items)) {
-      this.problem('invalid_questionnaire', undefined, 'item must be an array');
+      this.problem('invalid_questionnaire', undefined, `item must be an array${where}`);
       return [];
     }
     const records = items.filter(isRecord);
     if (records.length !== items.length)
-      this.problem('invalid_questionnaire', undefined, 'every item must be an object');
+      this.problem('invalid_questionnaire', undefined, `every item must be an object${where}`);
     return records;
   }
 
-  private linkIdOf(node: Record<string, unknown>): string | undefined {
+  private linkIdOf(node: Record<string, unknown>, path: string): string | undefined {
     const linkId = node['linkId'];
     if (typeof linkId === 'string' && linkId !== '') return linkId;
-    this.problem('invalid_questionnaire', undefined, 'an item has no linkId');
+    const text = typeof node['text'] === 'string' ? ` ("${node['text'].slice(0, 40)}")` : '';
+    this.problem(
+      'invalid_questionnaire',
+      undefined,
+      `an item${text} has no linkId${path === '' ? ' at the top of the form' : ` under ${path}`}`,
+    );
     return undefined;
   }
 
@@ -471,9 +786,11 @@ class QuestionnaireImporter {
     message: string,
     reference?: string,
   ): void {
+    const path = linkId === undefined ? undefined : this.paths.get(linkId);
     this.problems.push({
       code,
       ...(linkId === undefined ? {} : { linkId }),
+      ...(path === undefined ? {} : { path }),
       ...(reference === undefined ? {} : { reference }),
       message,
     });
@@ -514,8 +831,12 @@ function convertValue(
         : `a string item needs a string, got ${source}`;
     case 'coding': {
       if (source === 'Coding') {
-        const coding = toCoding(value);
-        return coding ? { valueCoding: coding } : 'a coding needs a code';
+        const coding =
+          toCoding(value) ??
+          (isRecord(value) && typeof value['display'] === 'string' && value['display'] !== ''
+            ? { code: value['display'] }
+            : undefined);
+        return coding ? { valueCoding: coding } : 'a coding needs a code or a display';
       }
       const primitive = typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
       if (primitive === undefined || primitive === '' || source === 'Reference' || source === 'Quantity') {
@@ -532,6 +853,12 @@ function convertValue(
 function optionOf(entry: Record<string, unknown>): AnswerOption | undefined {
   const coding = toCoding(entry['valueCoding']);
   if (coding) return { code: coding.code, display: coding.display ?? coding.code };
+  // FHIR allows a Coding with only a display; the display then is the option's code (decision 0018), so
+  // answers and enableWhen name it the same way.
+  const valueCoding = entry['valueCoding'];
+  if (isRecord(valueCoding) && typeof valueCoding['display'] === 'string' && valueCoding['display'] !== '') {
+    return { code: valueCoding['display'], display: valueCoding['display'] };
+  }
   for (const field of ['valueString', 'valueInteger', 'valueDate', 'valueTime']) {
     const value = entry[field];
     if ((typeof value === 'string' && value !== '') || typeof value === 'number') {
@@ -572,6 +899,14 @@ function toNumber(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   if (typeof value === 'string' && /^[+-]?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
   return undefined;
+}
+
+function extensionsOf(node: Record<string, unknown>): Array<Record<string, unknown>> {
+  return Array.isArray(node['extension']) ? node['extension'].filter(isRecord) : [];
+}
+
+function joinPath(parent: string, linkId: string): string {
+  return parent === '' ? `"${linkId}"` : `${parent} > "${linkId}"`;
 }
 
 function stringOr(value: unknown, fallback: string): string {

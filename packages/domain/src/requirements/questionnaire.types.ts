@@ -12,7 +12,19 @@ export interface Coding {
   display?: string;
 }
 
-/** One answer value; exactly one of the value fields is set. */
+/** A measured amount (FHIR Quantity): the value and, optionally, its unit. */
+export interface Quantity {
+  value: number;
+  unit?: string;
+  system?: string;
+  code?: string;
+}
+
+/**
+ * One answer value; exactly one of the value fields is set. `valueInteger` and `valueQuantity` answer
+ * `decimal` items, `valueTime` `string` items and `valueDateTime` `date` items, where the item's `valueType`
+ * says so (decision 0018).
+ */
 export interface Answer {
   valueString?: string;
   valueBoolean?: boolean;
@@ -20,7 +32,20 @@ export interface Answer {
   valueDate?: string;
   valueDecimal?: number;
   valueCoding?: Coding;
+  valueInteger?: number;
+  valueQuantity?: Quantity;
+  /** `hh:mm[:ss]`. */
+  valueTime?: string;
+  /** ISO 8601 date-time `YYYY-MM-DDThh:mm[:ss][Z|±hh:mm]`; conditions and bounds read its date. */
+  valueDateTime?: string;
 }
+
+/**
+ * The FHIR item type an item keeps beyond its answer type: `integer` (whole numbers only; also `valueInteger`)
+ * and `quantity` (`valueQuantity`, unit among `units` when given) refine `decimal`; `time` (`valueTime`)
+ * refines `string`; `dateTime` (`valueDateTime`) refines `date`.
+ */
+export type ValueType = 'integer' | 'quantity' | 'time' | 'dateTime';
 
 export interface QuestionnaireResponseItem {
   linkId: string;
@@ -69,6 +94,11 @@ export interface QuestionnaireItemTemplate {
   answerType: AnswerType;
   /** Several answers allowed (FHIR `repeats`); otherwise more than one answer is an issue. */
   repeats?: boolean;
+  valueType?: ValueType;
+  /** For `quantity` items: the units a quantity answer may carry (FHIR `questionnaire-unitOption`). */
+  units?: Coding[];
+  /** Fewest characters a string answer may have (FHIR `minLength`). */
+  minLength?: number;
   options?: AnswerOption[];
   /**
    * For `coding` items: `optionsOrString` (FHIR `open-choice`) also accepts a free-text `valueString`;
@@ -95,11 +125,27 @@ export interface QuestionnaireGroupTemplate {
   items: QuestionnaireItemTemplate[];
 }
 
+/**
+ * A FHIR group kept as a rule over the items it contains, after they were placed in the template's groups:
+ * `required` (or `requiredWhen`, its enableWhen) asks for at least one answer among `linkIds` while the group
+ * is enabled; `repeats` records that the group repeats, so its items accept one answer per instance.
+ */
+export interface QuestionnaireGroupRule {
+  linkId: string;
+  text: string;
+  linkIds: string[];
+  required?: boolean;
+  requiredWhen?: Condition;
+  repeats?: boolean;
+}
+
 export interface QuestionnaireTemplate {
   id: string;
   version: string;
   title: string;
   groups: QuestionnaireGroupTemplate[];
+  /** FHIR groups with a rule the engine enforces (required groups) or that repeat. */
+  groupRules?: QuestionnaireGroupRule[];
 }
 
 /** A document type a route requires, possibly only under a condition on the answers. */

@@ -4,8 +4,10 @@ import type {
   Answer,
   Condition,
   DocumentRequirement,
+  QuestionnaireGroupRule,
   QuestionnaireItemTemplate,
   QuestionnaireResponse,
+  QuestionnaireTemplate,
 } from './questionnaire.types';
 import { evaluateRequirements } from './requirements-engine';
 import { bool, code, date, item, num, response, str, template } from './testing/template-builder';
@@ -164,6 +166,27 @@ describe('evaluateRequirements: issues', () => {
     ['pattern_mismatch', item('q', 'string', { pattern: '\\d{3}' }), [str('12a')]],
     ['pattern_mismatch', item('q', 'string', { pattern: '\\d{3}' }), [str('1234')]],
     ['max_length_exceeded', item('q', 'string', { maxLength: 3 }), [str('abcd')]],
+    ['min_length_not_met', item('q', 'string', { minLength: 3 }), [str('ab')]],
+    [
+      'unit_not_allowed',
+      item('q', 'decimal', {
+        valueType: 'quantity',
+        units: [{ code: 'L/min', display: 'liters per minute' }],
+      }),
+      [{ valueQuantity: { value: 2, unit: 'mg' } }],
+    ],
+    ['answer_type_mismatch', item('q', 'decimal', { valueType: 'integer' }), [num(2.5)]],
+    ['answer_type_mismatch', item('q', 'decimal', { valueType: 'integer' }), [{ valueInteger: 2.5 }]],
+    ['answer_type_mismatch', item('q', 'decimal'), [{ valueQuantity: { value: 2 } }]],
+    ['answer_type_mismatch', item('q', 'string'), [{ valueTime: '10:00' }]],
+    ['answer_type_mismatch', item('q', 'date'), [{ valueDateTime: '2020-01-01T10:00:00Z' }]],
+    ['pattern_mismatch', item('q', 'string', { valueType: 'time' }), [{ valueTime: '25:00' }]],
+    ['invalid_date', item('q', 'date', { valueType: 'dateTime' }), [{ valueDateTime: '2020-02-30T10:00' }]],
+    [
+      'below_min',
+      item('q', 'decimal', { valueType: 'quantity', min: '1' }),
+      [{ valueQuantity: { value: 0.5 } }],
+    ],
     ['below_min', item('q', 'decimal', { min: '1.5' }), [num(1.49)]],
     ['above_max', item('q', 'decimal', { max: '10' }), [num(10.01)]],
     ['below_min', item('q', 'date', { min: '2020-01-01' }), [date('2019-12-31')]],
@@ -208,6 +231,67 @@ describe('evaluateRequirements: issues', () => {
       expect(evaluate([questionItem], { q: answers }).issues).toEqual([]);
     },
   );
+
+  it.each([
+    [
+      'a valueInteger on an integer item',
+      item('q', 'decimal', { valueType: 'integer' }),
+      [{ valueInteger: 3 }],
+    ],
+    ['a whole valueDecimal on an integer item', item('q', 'decimal', { valueType: 'integer' }), [num(3)]],
+    ['a valueInteger on a decimal item', item('q', 'decimal'), [{ valueInteger: 3 }]],
+    [
+      'a valueQuantity with an allowed unit',
+      item('q', 'decimal', { valueType: 'quantity', units: [{ code: 'L/min' }] }),
+      [{ valueQuantity: { value: 2.5, unit: 'L/min' } }],
+    ],
+    ['a valueTime on a time item', item('q', 'string', { valueType: 'time' }), [{ valueTime: '13:30:00' }]],
+    [
+      'a valueDateTime on a dateTime item',
+      item('q', 'date', { valueType: 'dateTime', min: '2020-01-01' }),
+      [{ valueDateTime: '2020-05-01T10:00:00+02:00' }],
+    ],
+    ['a valueDate on a dateTime item', item('q', 'date', { valueType: 'dateTime' }), [date('2020-05-01')]],
+  ] as Array<[string, QuestionnaireItemTemplate, Answer[]]>)(
+    'no issue for %s',
+    (_label, questionItem, answers) => {
+      expect(evaluate([questionItem], { q: answers }).issues).toEqual([]);
+    },
+  );
+
+  it('compares refined answers in conditions by their value (integer, quantity, time, dateTime)', () => {
+    const gated = (source: QuestionnaireItemTemplate, when: Condition) => [
+      source,
+      item('f', 'string', { required: true, notAllowedWhen: { not: when } }),
+    ];
+    const asked = (items: QuestionnaireItemTemplate[], answers: Answer[]) =>
+      evaluate(items, { q: answers }).questions.map((question) => question.linkId);
+    const integerItems = gated(item('q', 'decimal', { valueType: 'integer' }), {
+      linkId: 'q',
+      operator: '>',
+      answer: { valueInteger: 4 },
+    });
+    expect(asked(integerItems, [{ valueInteger: 5 }])).toEqual(['f']);
+    expect(asked(integerItems, [{ valueInteger: 4 }])).toEqual([]);
+    const quantityItems = gated(item('q', 'decimal', { valueType: 'quantity' }), {
+      linkId: 'q',
+      operator: '>=',
+      answer: num(2),
+    });
+    expect(asked(quantityItems, [{ valueQuantity: { value: 2, unit: 'L/min' } }])).toEqual(['f']);
+    const timeItems = gated(item('q', 'string', { valueType: 'time' }), {
+      linkId: 'q',
+      operator: '<',
+      answer: { valueTime: '12:00' },
+    });
+    expect(asked(timeItems, [{ valueTime: '09:30' }])).toEqual(['f']);
+    const dateTimeItems = gated(item('q', 'date', { valueType: 'dateTime' }), {
+      linkId: 'q',
+      operator: '=',
+      answer: date('2020-05-01'),
+    });
+    expect(asked(dateTimeItems, [{ valueDateTime: '2020-05-01T23:00:00Z' }])).toEqual(['f']);
+  });
 
   it('ignores an entry without answers for an unknown linkId (it clears nothing)', () => {
     expect(evaluate([item('a', 'string')], { zzz: [] }).issues).toEqual([]);
@@ -293,6 +377,57 @@ describe('evaluateRequirements: issues', () => {
       ].sort(),
     );
   });
+});
+
+describe('evaluateRequirements: group rules', () => {
+  const items = [
+    item('a', 'string'),
+    item('b', 'string'),
+    item('gate', 'boolean'),
+    item('c', 'string', { repeats: true }),
+  ];
+  const withRules = (groupRules: QuestionnaireGroupRule[]) => ({ ...template(items), groupRules });
+  const asked = (form: QuestionnaireTemplate, answers: Record<string, Answer[]>) =>
+    evaluateRequirements(form, [], response(answers), []).questions.map((question) => question.linkId);
+
+  it('asks a required group until one of its items is answered', () => {
+    const form = withRules([{ linkId: 'g', text: 'Either', required: true, linkIds: ['a', 'b'] }]);
+    expect(asked(form, {})).toEqual(['g']);
+    expect(evaluateRequirements(form, [], response({}), []).questions[0]?.message).toContain('Either');
+    expect(asked(form, { b: [str('x')] })).toEqual([]);
+  });
+
+  it('asks a conditionally required group only while its condition holds', () => {
+    const form = withRules([
+      { linkId: 'g', text: 'G', requiredWhen: equals('gate', bool(true)), linkIds: ['a'] },
+    ]);
+    expect(asked(form, {})).toEqual([]);
+    expect(asked(form, { gate: [bool(true)] })).toEqual(['g']);
+  });
+
+  it('does not ask a required group while a question inside it is asked', () => {
+    const form = {
+      ...template([item('a', 'string', { required: true }), item('b', 'string')]),
+      groupRules: [{ linkId: 'g', text: 'G', required: true, linkIds: ['a', 'b'] }],
+    };
+    expect(asked(form, {})).toEqual(['a']);
+  });
+
+  it('accepts several answers to an item of a repeating group (one per instance)', () => {
+    const form = withRules([{ linkId: 'g', text: 'G', repeats: true, linkIds: ['c'] }]);
+    expect(evaluateRequirements(form, [], response({ c: [str('1'), str('2')] }), []).issues).toEqual([]);
+  });
+
+  it.each([
+    [[{ linkId: 'a', text: 'A', linkIds: [] }], 'linkId is used more than once'],
+    [[{ linkId: 'g', text: 'G', linkIds: ['nope'] }], 'unknown item "nope"'],
+    [[{ linkId: 'g', text: 'G', required: 'yes', linkIds: [] }], 'required must be a boolean'],
+  ] as unknown as Array<[QuestionnaireGroupRule[], string]>)(
+    'rejects an invalid group rule (%#)',
+    (rules, message) => {
+      expect(() => asked(withRules(rules), {})).toThrow(message);
+    },
+  );
 });
 
 describe('evaluateRequirements: valuesWhen', () => {

@@ -59,6 +59,16 @@ export function evaluateRequirements(
     );
   }
 
+  // FHIR: a required group needs at least one answer among its items while it is enabled. Not asked while a
+  // question inside it is: answering that one satisfies the group too.
+  const asked = new Set(questions.map((question) => question.linkId));
+  for (const { rule, indexes, requiredWhen } of compiled.requiredGroups) {
+    if (requiredWhen !== undefined && !requiredWhen(effective)) continue;
+    if (indexes.some((index) => (effective[index]?.length ?? 0) > 0)) continue;
+    if (indexes.some((index) => asked.has(compiled.items[index]?.linkId ?? ''))) continue;
+    questions.push({ linkId: rule.linkId, message: `At least one answer is required in: ${rule.text}` });
+  }
+
   for (const linkId of unknownLinkIds) {
     issues.push({
       code: 'unknown_link_id',

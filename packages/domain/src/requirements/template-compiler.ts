@@ -1,4 +1,11 @@
-import { answerKind, isValidDate, type AnswerConstraints, type AnswerKind } from './answer-validator';
+import {
+  answerKind,
+  dateOf,
+  fitsValueType,
+  isValidDate,
+  type AnswerConstraints,
+  type AnswerKind,
+} from './answer-validator';
 import {
   compileCondition,
   isRecord,
@@ -10,8 +17,10 @@ import type {
   Answer,
   AnswerType,
   DocumentRequirement,
+  QuestionnaireGroupRule,
   QuestionnaireItemTemplate,
   QuestionnaireTemplate,
+  ValueType,
 } from './questionnaire.types';
 import { templateInvalid, type TemplateProblem } from './template-problem';
 
@@ -36,6 +45,15 @@ export interface CompiledTemplate {
   indexByLinkId: ReadonlyMap<string, number>;
   /** Item indexes ordered so each item follows every item its `notAllowedWhen` reads. */
   allowedOrder: readonly number[];
+  /** Group rules that can ask for an answer (required groups), with their items' indexes. */
+  requiredGroups: readonly CompiledGroupRule[];
+}
+
+export interface CompiledGroupRule {
+  rule: QuestionnaireGroupRule;
+  indexes: readonly number[];
+  /** Undefined when the group is required unconditionally. */
+  requiredWhen: CompiledCondition | undefined;
 }
 
 export interface CompiledDocumentRequirement {
@@ -49,6 +67,13 @@ const ANSWER_TYPES: ReadonlySet<string> = new Set<AnswerType>([
   'boolean',
   'decimal',
   'coding',
+]);
+// Each refinement belongs to one answer type.
+const VALUE_TYPES: ReadonlyMap<string, AnswerType> = new Map<ValueType, AnswerType>([
+  ['integer', 'decimal'],
+  ['quantity', 'decimal'],
+  ['time', 'string'],
+  ['dateTime', 'date'],
 ]);
 const DECIMAL_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -152,8 +177,60 @@ function buildCompiledTemplate(template: QuestionnaireTemplate): CompiledTemplat
   });
 
   const allowedOrder = topologicalOrder(dependencies, (index) => items[index]?.linkId ?? '', problems);
+  const requiredGroups = compileGroupRules(template, indexByLinkId, scope, problems);
   if (problems.length > 0) throw templateInvalid(templateId, problems);
-  return { template, items, indexByLinkId, allowedOrder };
+  return { template, items, indexByLinkId, allowedOrder, requiredGroups };
+}
+
+function compileGroupRules(
+  template: QuestionnaireTemplate,
+  indexByLinkId: ReadonlyMap<string, number>,
+  scope: ConditionScope,
+  problems: TemplateProblem[],
+): CompiledGroupRule[] {
+  const rules: unknown = template.groupRules;
+  if (rules === undefined) return [];
+  if (!Array.isArray(rules)) {
+    problems.push({ code: 'invalid_group', message: 'groupRules must be an array' });
+    return [];
+  }
+  const compiled: CompiledGroupRule[] = [];
+  const seen = new Set<string>();
+  for (const rule of rules as unknown[]) {
+    if (
+      !isRecord(rule) ||
+      typeof rule['linkId'] !== 'string' ||
+      typeof rule['text'] !== 'string' ||
+      !Array.isArray(rule['linkIds'])
+    ) {
+      problems.push({ code: 'invalid_group', message: 'a group rule needs a linkId, a text and linkIds' });
+      continue;
+    }
+    const linkId = rule['linkId'];
+    const problem = (message: string): void => {
+      problems.push({ code: 'invalid_group', linkId, message });
+    };
+    if (seen.has(linkId) || indexByLinkId.has(linkId)) problem('linkId is used more than once');
+    seen.add(linkId);
+    const indexes: number[] = [];
+    for (const member of rule['linkIds'] as unknown[]) {
+      const index = typeof member === 'string' ? indexByLinkId.get(member) : undefined;
+      if (index === undefined) problem(`the group lists an unknown item "${String(member)}"`);
+      else indexes.push(index);
+    }
+    for (const flag of ['required', 'repeats'])
+      if (rule[flag] !== undefined && typeof rule[flag] !== 'boolean') problem(`${flag} must be a boolean`);
+    const requiredWhen =
+      rule['requiredWhen'] === undefined
+        ? undefined
+        : compileCondition(rule['requiredWhen'], scope, (conditionProblem) =>
+            problems.push({ ...fromConditionProblem(conditionProblem), linkId }),
+          );
+    if (rule['required'] === true || requiredWhen !== undefined) {
+      compiled.push({ rule: rule as unknown as QuestionnaireGroupRule, indexes, requiredWhen });
+    }
+  }
+  return compiled;
 }
 
 function collectItems(template: unknown, problems: TemplateProblem[]): QuestionnaireItemTemplate[] {
@@ -250,11 +327,32 @@ function compileItemShell(
     }
   }
 
-  if (
-    item.maxLength !== undefined &&
-    (typeof item.maxLength !== 'number' || !Number.isInteger(item.maxLength) || item.maxLength < 0)
-  ) {
-    problem('invalid_item', 'maxLength must be a non-negative integer');
+  for (const [name, limit] of [
+    ['maxLength', item.maxLength],
+    ['minLength', item.minLength],
+  ] as const) {
+    if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0)) {
+      problem('invalid_item', `${name} must be a non-negative integer`);
+    }
+  }
+
+  const valueType = item.valueType;
+  if (valueType !== undefined && VALUE_TYPES.get(valueType) !== answerType) {
+    problem('invalid_item', `valueType "${String(valueType)}" does not refine answerType "${answerType}"`);
+  }
+  let units: Set<string> | undefined;
+  if (item.units !== undefined) {
+    if (!Array.isArray(item.units) || valueType !== 'quantity') {
+      problem('invalid_item', 'units must be an array of codings on a quantity item');
+    } else if (item.units.length > 0) {
+      units = new Set();
+      for (const unit of item.units as unknown[]) {
+        const parts = isRecord(unit) ? [unit['code'], unit['display']] : [];
+        const named = parts.filter((part): part is string => typeof part === 'string' && part !== '');
+        if (named.length === 0) problem('invalid_item', 'every unit needs a code or a display');
+        for (const part of named) units.add(part);
+      }
+    }
   }
 
   const min = parseBound(item.min, 'min', answerType, problem);
@@ -270,7 +368,9 @@ function compileItemShell(
     const kind = answerKind(item.defaultValue);
     if (kind === undefined || !accepted.includes(kind)) {
       problem('invalid_default_value', `defaultValue must be a single ${accepted.join(' or ')} value`);
-    } else if (kind === 'date' && !isValidDate((item.defaultValue as Answer).valueDate as string)) {
+    } else if (!fitsValueType(item.defaultValue, valueType)) {
+      problem('invalid_default_value', 'defaultValue does not fit the item type');
+    } else if (kind === 'date' && !isValidDate(dateOf(item.defaultValue as Answer) ?? '')) {
       problem('invalid_default_value', 'defaultValue must be a YYYY-MM-DD date');
     } else if (
       kind === 'coding' &&
@@ -286,6 +386,9 @@ function compileItemShell(
     item,
     linkId,
     answerType,
+    valueType: valueType !== undefined && VALUE_TYPES.has(valueType) ? valueType : undefined,
+    units,
+    minLength: typeof item.minLength === 'number' ? item.minLength : undefined,
     acceptsString,
     required: item.required === true,
     repeats: item.repeats === true,

@@ -15,13 +15,16 @@ export type TemplateProblemCode =
   | 'condition_cycle'
   | 'invalid_document_requirement'
   | 'unsupported_item_type'
-  | 'invalid_questionnaire';
+  | 'invalid_questionnaire'
+  | 'unsupported_fhir_version';
 
 /** One reason a template (or a FHIR Questionnaire being imported) cannot be loaded. */
 export interface TemplateProblem {
   code: TemplateProblemCode;
   /** The item (or group) the problem is on. */
   linkId?: string;
+  /** For an imported form: the linkIds from the top of the form down to the item, joined by " > ". */
+  path?: string;
   /** For condition problems: the linkId the condition reads. */
   reference?: string;
   /** For document requirement problems: the document type. */
@@ -42,7 +45,12 @@ export function templateInvalid(
   const first = problems[0];
   const subject =
     templateId === undefined ? 'Questionnaire template' : `Questionnaire template "${templateId}"`;
-  const where = first?.linkId !== undefined ? `item "${first.linkId}": ` : '';
+  const where =
+    first?.path !== undefined
+      ? `item ${first.path}: `
+      : first?.linkId !== undefined
+        ? `item "${first.linkId}": `
+        : '';
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s))` : '';
   const message = `${subject} is invalid: ${where}${first?.message ?? 'unknown problem'}${more}.`;
   return new DomainError('template_invalid', message, {
