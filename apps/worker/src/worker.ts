@@ -277,9 +277,23 @@ export class Worker {
           return await done;
         } finally {
           this.running.delete(job.id);
+          this.lookForMore(job.name);
         }
       }),
     );
+  }
+
+  /**
+   * pg-boss waits a polling interval after every batch before fetching again; a backlog of due jobs would
+   * drain at one job per interval per slot. Waking the queue's busy pollers (one of them holds the job that
+   * just ended) makes them fetch again as soon as their batch is settled, as a worker with a free slot should;
+   * idle ones are left to notifications and their polls.
+   */
+  private lookForMore(queue: string): void {
+    if (this.state !== 'running') return;
+    for (const poller of this.options.boss.getWipData()) {
+      if (poller.name === queue && poller.count > 0) this.options.boss.notifyWorker(poller.id);
+    }
   }
 
   /** A job fetched as the worker began stopping: handed back at once, its attempt not counted. */

@@ -69,12 +69,14 @@ export function jobQueueDefinitions(): Queue[] {
   return [
     { name: GIVEN_UP_JOBS_QUEUE, policy: 'standard', ...GIVEN_UP_SETTINGS },
     ...pipeline,
-    // One purge at a time across the cluster; a missed run is simply the next one.
+    // One purge at a time across the cluster; a missed run is simply the next one. The heartbeat frees the
+    // queue soon after a worker dies holding a purge, instead of blocking purges until it expires.
     {
       name: PURGE_IDEMPOTENCY_QUEUE,
       policy: 'singleton',
       retryLimit: 0,
       expireInSeconds: 10 * 60,
+      heartbeatSeconds: 10,
       deleteAfterSeconds: DAY_SECONDS,
     },
   ];
