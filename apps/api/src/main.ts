@@ -1,5 +1,12 @@
 import 'reflect-metadata';
-import { ConfigError, createLogger, dataDir, loadConfig, onShutdownSignal } from '@prior-auth/platform';
+import {
+  ConfigError,
+  createLogger,
+  dataDir,
+  flushLogger,
+  loadConfig,
+  onShutdownSignal,
+} from '@prior-auth/platform';
 import { FsBlobStore } from '@prior-auth/blob-storage';
 import { bootstrapDatabase, startJobBoss } from '@prior-auth/persistence-postgres';
 import { createApp } from './app';
@@ -42,6 +49,8 @@ async function main(): Promise<void> {
       await jobBoss.stop({ graceful: false });
       await database.close();
       logger.info('API stopped');
+      // The log is written asynchronously: its last lines go out before the process exits.
+      await flushLogger(logger);
     },
     (message) => logger.info(message),
   );

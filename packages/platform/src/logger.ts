@@ -5,6 +5,10 @@ export type { Logger } from 'pino';
 /**
  * Structured JSON logs. Secrets and request bodies never reach the logger: the redaction list is a second
  * line of defence for headers that might be logged by accident. `destination` lets tests capture the lines.
+ *
+ * Without a destination, lines go to standard output through pino's asynchronous destination: a synchronous
+ * write per line cost about a quarter of the API's CPU under load (docs/performance.md). Buffered lines are
+ * written when `flushLogger` is awaited at shutdown, and synchronously if the process exits first.
  */
 export function createLogger(options: {
   name: string;
@@ -22,6 +26,11 @@ export function createLogger(options: {
         censor: '[redacted]',
       },
     },
-    options.destination ?? process.stdout,
+    options.destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 }),
   );
+}
+
+/** Writes out every buffered line; call it last on shutdown, before the process exits. */
+export function flushLogger(logger: Logger): Promise<void> {
+  return new Promise((done) => logger.flush(() => done()));
 }

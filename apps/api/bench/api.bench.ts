@@ -1,0 +1,378 @@
+/*
+ * API throughput next to the performance floor (issue 17): the built API (`dist/main.js`, its own process,
+ * logging at `info` to a file like a deployed process) and the floor service of the shared performance folder
+ * (`../shared/perf/floor.mjs` beside the repository; skipped with a message when absent), both on one fresh
+ * database (a throwaway embedded server, or a new database on DATABASE_URL's server). autocannon drives each
+ * with 20 connections, one after the other, and the table gives requests/s, p50, p99 and the ratio to the
+ * floor measured in the same run. Then p99 at half the measured maximum rate (autocannon's `overallRate`).
+ *
+ * Run with `pnpm --filter @prior-auth/api bench` (dependencies built) or `pnpm bench` at the root.
+ * BENCH_DURATION_S (default 10) sets each pass's length; BENCH_SCALE=1 also compares retrieve with 1,000 and
+ * with 1,000,000 authorizations in the table (slow: the rows are seeded with one INSERT … SELECT).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, openSync, closeSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { generateApiKey, RandomIdGenerator } from '@prior-auth/platform';
+import {
+  openTestDataSource,
+  setupTestDatabase,
+  teardownTestDatabase,
+  TypeOrmOrganizationDirectory,
+} from '@prior-auth/persistence-postgres';
+import autocannon, { type Request as CannonRequest } from 'autocannon';
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const CONNECTIONS = 20;
+const SCALE = process.env.BENCH_SCALE === '1';
+const REPOSITORY = resolve(__dirname, '../../..');
+const FLOOR = resolve(REPOSITORY, '../shared/perf/floor.mjs');
+const NPI = '1234567893';
+const SELECTION = {
+  payerId: 'payer_uhc',
+  insuranceState: 'CA',
+  serviceType: 'outpatient',
+  serviceCode: 'E0601',
+  serviceCodeSystem: 'hcpcs',
+};
+const CREATE_BODY = JSON.stringify({
+  providerNpi: NPI,
+  policy: { finalSubmission: 'automatic' },
+  templateSelection: SELECTION,
+});
+
+interface Pass {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+interface Target {
+  name: string;
+  baseUrl: string;
+  headers: Record<string, string>;
+  createPath: string;
+  retrievePath: (id: string) => string;
+}
+
+const freePort = (): Promise<number> =>
+  new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+
+async function waitFor(url: string, child: ChildProcess): Promise<void> {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`);
+    try {
+      const response = await fetch(url);
+      if (response.status < 500) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}
+
+let keyCounter = 0;
+const idempotencyKey = (): string => `bench-${process.pid}-${(keyCounter += 1)}`;
+
+async function cannon(
+  url: string,
+  requests: CannonRequest[],
+  options: { overallRate?: number; duration?: number } = {},
+): Promise<Pass> {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: options.duration ?? DURATION_S,
+    requests,
+    ...(options.overallRate ? { overallRate: options.overallRate } : {}),
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+const createRequest = (target: Target): CannonRequest => ({
+  method: 'POST',
+  path: target.createPath,
+  body: CREATE_BODY,
+  setupRequest: (request) => ({
+    ...request,
+    headers: { ...target.headers, 'Idempotency-Key': idempotencyKey() },
+  }),
+});
+
+/** `count` documents created through the target itself, for the read passes. */
+async function seed(target: Target, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const response = await fetch(`${target.baseUrl}${target.createPath}`, {
+      method: 'POST',
+      headers: { ...target.headers, 'Idempotency-Key': idempotencyKey() },
+      body: CREATE_BODY,
+    });
+    if (response.status !== 201) throw new Error(`${target.name} seed: ${response.status}`);
+    ids.push(((await response.json()) as { id: string }).id);
+  }
+  return ids;
+}
+
+const retrieveRequest = (target: Target, ids: string[]): CannonRequest => {
+  let next = 0;
+  return {
+    method: 'GET',
+    setupRequest: (request) => ({
+      ...request,
+      path: target.retrievePath(ids[(next += 1) % ids.length]!),
+      headers: target.headers,
+    }),
+  };
+};
+
+/** Each connection patches its own authorization, sending back the ETag it last received (If-Match). */
+const patchRequest = (target: Target, ids: string[]): CannonRequest => {
+  let nextId = 0;
+  let answer = 0;
+  return {
+    method: 'PATCH',
+    setupRequest: (request, context) => {
+      const state = context as { id?: string; etag?: string };
+      if (state.id === undefined) {
+        state.id = ids[nextId % ids.length]!;
+        nextId += 1;
+        state.etag = '"1"';
+      }
+      answer += 1;
+      return {
+        ...request,
+        path: target.retrievePath(state.id),
+        headers: { ...target.headers, 'If-Match': state.etag! },
+        body: JSON.stringify({
+          questionnaireResponse: {
+            item: [{ linkId: 'patient.memberId', answer: [{ valueString: `M${answer}` }] }],
+          },
+        }),
+      };
+    },
+    onResponse: (_status, _body, context, headers) => {
+      const etag = (headers as Record<string, string> | undefined)?.['ETag'];
+      if (etag) (context as { etag?: string }).etag = etag;
+    },
+  };
+};
+
+async function startApi(
+  databaseUrl: string,
+  logFile: string,
+): Promise<{ target: Target; child: ChildProcess }> {
+  const dataSource = await openTestDataSource(1);
+  const directory = new TypeOrmOrganizationDirectory(dataSource);
+  const ids = new RandomIdGenerator();
+  const organization = await directory.createOrganization({ id: ids.newId('org'), name: 'Bench clinic' });
+  await directory.registerProviderNpi(organization.id, NPI);
+  const key = generateApiKey('sandbox');
+  await directory.createApiKey({
+    id: ids.newId('key'),
+    organizationId: organization.id,
+    environment: 'sandbox',
+    keyHash: key.hash,
+    displayPrefix: key.displayPrefix,
+  });
+  await dataSource.destroy();
+
+  const port = await freePort();
+  const log = openSync(logFile, 'a');
+  const child = spawn(process.execPath, [...nodeFlags('api'), join(__dirname, '../dist/main.js')], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      SIGNING_SECRET: 'bench-signing-secret-bench-signing-secret',
+      PRIOR_AUTH_DATA_DIR: join(tmpdir(), 'prior-auth-bench-data'),
+    },
+    stdio: ['ignore', log, 'inherit'],
+  });
+  closeSync(log);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitFor(`${baseUrl}/health`, child);
+  return {
+    child,
+    target: {
+      name: 'api',
+      baseUrl,
+      headers: { Authorization: `Bearer ${key.secret}`, 'Content-Type': 'application/json' },
+      createPath: '/v1/prior-auth/authorizations',
+      retrievePath: (id) => `/v1/prior-auth/authorizations/${id}`,
+    },
+  };
+}
+
+/** BENCH_CPU_PROFILE_DIR=<folder> runs the API under `--cpu-prof` (the profile is written on exit). */
+function nodeFlags(name: string): string[] {
+  const folder = process.env.BENCH_CPU_PROFILE_DIR;
+  return folder ? ['--cpu-prof', `--cpu-prof-dir=${folder}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+}
+
+async function startFloor(databaseUrl: string): Promise<{ target: Target; child: ChildProcess } | null> {
+  if (!existsSync(FLOOR)) {
+    console.log(`No floor: ${FLOOR} is absent, so the ratios to the floor are not measured.`);
+    return null;
+  }
+  const port = await freePort();
+  const child = spawn(process.execPath, [FLOOR], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      // The floor runs on the project's own express and pg.
+      FLOOR_MODULE_DIRS: [
+        join(REPOSITORY, 'apps/api'),
+        join(REPOSITORY, 'packages/persistence-postgres'),
+      ].join(':'),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  child.stdout!.resume();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitFor(`${baseUrl}/v1/floor/none`, child);
+  return {
+    child,
+    target: {
+      name: 'floor',
+      baseUrl,
+      headers: { 'Content-Type': 'application/json' },
+      createPath: '/v1/floor',
+      retrievePath: (id) => `/v1/floor/${id}`,
+    },
+  };
+}
+
+const ms = (value: number): string => value.toFixed(1);
+const ratio = (pass: Pass, floor: Pass | undefined): string =>
+  floor ? (pass.requestsPerSecond / floor.requestsPerSecond).toFixed(2) : 'n/a';
+
+/** 1,000,000 more authorizations (copies of a seeded one under another organization), in one statement. */
+async function growTable(total: number): Promise<void> {
+  const dataSource = await openTestDataSource(1);
+  try {
+    await dataSource.query(`INSERT INTO organizations (id, name) VALUES ('org_bench_filler', 'Filler')`);
+    await dataSource.query(
+      `INSERT INTO authorizations
+         SELECT (jsonb_populate_record(NULL::authorizations, to_jsonb(a) || jsonb_build_object(
+           'id', 'auth_filler_' || n, 'organization_id', 'org_bench_filler', 'review_snapshot_id', NULL))).*
+         FROM (SELECT * FROM authorizations LIMIT 1) a, generate_series(1, $1) n`,
+      [total],
+    );
+    await dataSource.query('ANALYZE authorizations');
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+async function main(): Promise<void> {
+  await setupTestDatabase();
+  const databaseUrl = process.env.DATABASE_URL!;
+  const logFolder = mkdtempSync(join(tmpdir(), 'api-bench-'));
+  let api: Awaited<ReturnType<typeof startApi>> | undefined;
+  let floor: Awaited<ReturnType<typeof startFloor>> = null;
+  try {
+    api = await startApi(databaseUrl, join(logFolder, 'api.log'));
+    floor = await startFloor(databaseUrl);
+    const rows: Array<[string, Pass, Pass | undefined]> = [];
+    const apiUrl = api.target.baseUrl;
+
+    // Warm-up: JIT, pools, caches.
+    await cannon(apiUrl, [createRequest(api.target)], { duration: 3 });
+    if (floor) await cannon(floor.target.baseUrl, [createRequest(floor.target)], { duration: 3 });
+
+    const floorCreate = floor ? await cannon(floor.target.baseUrl, [createRequest(floor.target)]) : undefined;
+    const apiCreate = await cannon(apiUrl, [createRequest(api.target)]);
+    rows.push(['create', apiCreate, floorCreate]);
+
+    const apiIds = await seed(api.target, 200);
+    const floorIds = floor ? await seed(floor.target, 200) : [];
+    const floorRetrieve = floor
+      ? await cannon(floor.target.baseUrl, [retrieveRequest(floor.target, floorIds)])
+      : undefined;
+    const apiRetrieve = await cannon(apiUrl, [retrieveRequest(api.target, apiIds)]);
+    rows.push(['retrieve', apiRetrieve, floorRetrieve]);
+
+    rows.push([
+      'list (limit=25)',
+      await cannon(`${apiUrl}/v1/prior-auth/authorizations?limit=25`, [
+        { method: 'GET', headers: api.target.headers },
+      ]),
+      undefined,
+    ]);
+    rows.push(['patch answers', await cannon(apiUrl, [patchRequest(api.target, apiIds)]), undefined]);
+
+    // Latency below saturation: half of the maximum rate each operation reached above.
+    const halfCreate = Math.max(1, Math.round(apiCreate.requestsPerSecond / 2));
+    const halfRetrieve = Math.max(1, Math.round(apiRetrieve.requestsPerSecond / 2));
+    rows.push([
+      `create at ${halfCreate}/s`,
+      await cannon(apiUrl, [createRequest(api.target)], { overallRate: halfCreate }),
+      undefined,
+    ]);
+    rows.push([
+      `retrieve at ${halfRetrieve}/s`,
+      await cannon(apiUrl, [retrieveRequest(api.target, apiIds)], { overallRate: halfRetrieve }),
+      undefined,
+    ]);
+
+    if (SCALE) {
+      const small = await cannon(apiUrl, [retrieveRequest(api.target, apiIds)]);
+      await growTable(1_000_000);
+      const large = await cannon(apiUrl, [retrieveRequest(api.target, apiIds)]);
+      rows.push(['retrieve, ~1,000 rows', small, undefined]);
+      rows.push(['retrieve, +1,000,000 rows', large, small]);
+    }
+
+    console.log(
+      `\nAPI vs floor: ${CONNECTIONS} connections, ${DURATION_S} s per pass` +
+        (floor ? '' : ' (no floor: ratios not measured)') +
+        '\n',
+    );
+    console.log('| operation | req/s | p50 ms | p99 ms | errors | floor req/s | ratio |');
+    console.log('|---|--:|--:|--:|--:|--:|--:|');
+    for (const [name, pass, reference] of rows) {
+      console.log(
+        `| ${name} | ${pass.requestsPerSecond.toFixed(0)} | ${ms(pass.p50)} | ${ms(pass.p99)} | ${pass.errors} | ${
+          reference ? reference.requestsPerSecond.toFixed(0) : ''
+        } | ${reference ? ratio(pass, reference) : ''} |`,
+      );
+    }
+  } finally {
+    if (api) await stop(api.child);
+    if (floor) await stop(floor.child);
+    rmSync(logFolder, { recursive: true, force: true });
+    await teardownTestDatabase();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
