@@ -44,13 +44,14 @@ import {
   TypeOrmOrganizationDirectory,
   TypeOrmPayerCatalog,
   TypeOrmProviderRegistry,
+  TypeOrmReadUnitOfWork,
   TypeOrmRuntimeSessionLedger,
   TypeOrmUnitOfWork,
   type JobBoss,
 } from '@prior-auth/persistence-postgres';
 import { Container } from 'inversify';
 import type { DataSource } from 'typeorm';
-import { ApiKeyAuthenticator } from './auth/api-key-authenticator';
+import { API_KEY_CACHE_TTL_MS, ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import {
   AuthorizationController,
   type AuthorizationUseCases,
@@ -80,6 +81,11 @@ export interface ApiDependencies {
   blobStorage?: BlobStorage;
   /** The clock of use cases and grants; the system clock when absent (tests move it to see grants expire). */
   clock?: Clock;
+  /**
+   * How long a key found active is trusted without a lookup (API_KEY_CACHE_TTL_MS when absent): the bound on
+   * how late a revocation takes effect. Tests shorten it.
+   */
+  apiKeyCacheTtlMs?: number;
   /** The job queue commands enqueue into, in their transaction (startJobBoss as a producer; decision 0016). */
   jobBoss: JobBoss;
 }
@@ -104,6 +110,9 @@ export function buildContainer(deps: ApiDependencies): Container {
   container
     .bind(TOKENS.ServedEnvironments)
     .toConstantValue(deps.servedEnvironments ?? ['sandbox', 'production']);
+  container
+    .bind(TOKENS.ApiKeyCache)
+    .toConstantValue({ ttlMs: deps.apiKeyCacheTtlMs ?? API_KEY_CACHE_TTL_MS });
   container
     .bind<OrganizationDirectory>(TOKENS.OrganizationDirectory)
     .toConstantValue(new TypeOrmOrganizationDirectory(deps.dataSource));
@@ -137,6 +146,8 @@ export function buildContainer(deps: ApiDependencies): Container {
     grantIssuer: new SignedAccessGrants({ ledger: grantLedger, signer, baseUrl, clock, ids }),
     runtimeSessions: new SandboxRuntimeSessions({ ledger: sessionLedger, signer, baseUrl, clock, ids }),
   };
+  // Retrieve and list outside a transaction: one statement each (docs/performance.md).
+  const reads = { ...ports, unitOfWork: new TypeOrmReadUnitOfWork(deps.dataSource, ports.unitOfWork) };
   const resolveGrantTarget = new ResolveGrantTargetUseCase(ports);
   container.bind(TOKENS.AccessGrantGate).toConstantValue(
     new AccessGrantGate({
@@ -156,8 +167,8 @@ export function buildContainer(deps: ApiDependencies): Container {
   );
   container.bind<AuthorizationUseCases>(TOKENS.AuthorizationUseCases).toConstantValue({
     create: new CreateAuthorizationUseCase(ports),
-    get: new GetAuthorizationUseCase(ports),
-    list: new ListAuthorizationsUseCase(ports),
+    get: new GetAuthorizationUseCase(reads),
+    list: new ListAuthorizationsUseCase(reads),
     patchAnswers: new PatchAnswersUseCase(ports),
     attachFile: new AttachFileUseCase(ports),
     detachAttachment: new DetachAttachmentUseCase(ports),

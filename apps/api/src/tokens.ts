@@ -5,6 +5,7 @@ export const TOKENS = {
   DataSource: Symbol.for('DataSource'),
   OrganizationDirectory: Symbol.for('OrganizationDirectory'),
   ServedEnvironments: Symbol.for('ServedEnvironments'),
+  ApiKeyCache: Symbol.for('ApiKeyCache'),
   PayerCatalog: Symbol.for('PayerCatalog'),
   TokenSigner: Symbol.for('TokenSigner'),
   TransactionContext: Symbol.for('TransactionContext'),

@@ -65,6 +65,8 @@ export async function createTestApp(
     clock?: Clock;
     /** Another database than the run's test database (closed by `close` like the default one). */
     dataSource?: DataSource;
+    /** How long a key found active is trusted without a lookup (the API's default when absent). */
+    apiKeyCacheTtlMs?: number;
   } = {},
 ): Promise<TestApp> {
   const dataSource = options.dataSource ?? (await openTestDataSource());
@@ -97,6 +99,7 @@ export async function createTestApp(
       blobStorage,
       jobBoss,
       ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.apiKeyCacheTtlMs === undefined ? {} : { apiKeyCacheTtlMs: options.apiKeyCacheTtlMs }),
     }),
   );
   const directory = new TypeOrmOrganizationDirectory(dataSource);

@@ -9,6 +9,7 @@ export * from './catalog';
 export * from './database/database-errors';
 export * from './authorization/authorization.mapper';
 export * from './authorization/typeorm-authorization.repository';
+export * from './authorization/typeorm-read-unit-of-work';
 export * from './file/file.mapper';
 export * from './file/typeorm-file.repository';
 export * from './manual-handoff/manual-handoff.mapper';

@@ -5,16 +5,16 @@ import { requestContext } from '../http/request-context';
 import type { ApiKeyAuthenticator } from './api-key-authenticator';
 
 /**
- * `Authorization: Bearer <key>` → the request's tenant scope, or 401. The key lookup reads the database, so a
- * lookup that succeeded tells the outage tracker the database answers again.
+ * `Authorization: Bearer <key>` → the request's tenant scope, or 401. A key lookup that read the database (not
+ * the authenticator's cache) tells the outage tracker the database answers again.
  */
 export function authenticationMiddleware(
   authenticator: ApiKeyAuthenticator,
   outage?: DatabaseOutageTracker,
 ): RequestHandler {
   return (req, _res, next) => {
-    authenticator.authenticate(req.header('authorization')).then((auth) => {
-      if (!auth) {
+    authenticator.resolve(req.header('authorization')).then((resolved) => {
+      if (!resolved) {
         next(
           new HttpError(
             401,
@@ -27,8 +27,8 @@ export function authenticationMiddleware(
         );
         return;
       }
-      outage?.answered();
-      requestContext(req).auth = auth;
+      if (resolved.fromDatabase) outage?.answered();
+      requestContext(req).auth = resolved.key;
       next();
     }, next);
   };

@@ -8,14 +8,13 @@ import {
 } from '@prior-auth/domain';
 import type { EntityManager } from 'typeorm';
 import {
-  applyKeysetPage,
   assertPageLimit,
   keysetPage,
   type CursorBinding,
   type KeysetCursors,
 } from '../pagination/keyset-cursor';
 import { insertStatement, rowTable, runSql, versionedUpdateStatement } from '../unit-of-work/sql';
-import { assertSameTenant, storedVersion, tenantParameters, tenantQuery } from '../unit-of-work/tenant-bound';
+import { assertSameTenant, storedVersion, tenantParameters } from '../unit-of-work/tenant-bound';
 import {
   AttachmentEntity,
   AuthorizationEntity,
@@ -23,6 +22,7 @@ import {
   type AttachmentRow,
   type AuthorizationRow,
   type ReviewSnapshotRow,
+  type Stored,
 } from './authorization.entity';
 import { toAuthorization, toAuthorizationRows } from './authorization.mapper';
 
@@ -30,6 +30,39 @@ const AUTHORIZATIONS = rowTable(AuthorizationEntity);
 const ATTACHMENTS = rowTable(AttachmentEntity);
 const SNAPSHOTS = rowTable(ReviewSnapshotEntity);
 const KEY_COLUMNS = ['organization_id', 'environment', 'id'] as const;
+
+/** An authorization row with its attachments and current review snapshot as JSON (one statement per read). */
+type LoadedRow = AuthorizationRow & {
+  loaded_attachments: Array<Stored<AttachmentRow>>;
+  loaded_review_snapshot: Stored<ReviewSnapshotRow> | null;
+};
+
+/**
+ * Every read of authorizations, `$1`/`$2` the tenant: the row, its attachments and its current snapshot in one
+ * round trip, so a read is one query on an index whatever the table's size (docs/performance.md).
+ */
+const SELECT_WITH_CHILDREN = `
+  SELECT a.*,
+    COALESCE((SELECT json_agg(t ORDER BY t.position) FROM authorization_attachments t
+      WHERE t.organization_id = a.organization_id AND t.environment = a.environment
+        AND t.authorization_id = a.id), '[]') AS loaded_attachments,
+    (SELECT to_json(s) FROM review_snapshots s
+      WHERE s.organization_id = a.organization_id AND s.environment = a.environment
+        AND s.id = a.review_snapshot_id) AS loaded_review_snapshot
+  FROM authorizations a
+  WHERE a.organization_id = $1 AND a.environment = $2`;
+
+// JSON carries timestamps as ISO strings; the children's rows get their Dates back here.
+const toLoadedAuthorization = ({
+  loaded_attachments: attachments,
+  loaded_review_snapshot: snapshot,
+  ...authorization
+}: LoadedRow): Authorization =>
+  toAuthorization({
+    authorization,
+    attachments: attachments.map((row) => ({ ...row, created_at: new Date(row.created_at) })),
+    reviewSnapshot: snapshot === null ? null : { ...snapshot, generated_at: new Date(snapshot.generated_at) },
+  });
 
 /**
  * Authorizations of ONE tenant on one EntityManager (normally the unit of work's transaction). Every
@@ -43,10 +76,12 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
   ) {}
 
   async findById(id: string): Promise<Authorization | null> {
-    const row = await this.rows().andWhere('a.id = :id', { id }).getOne();
-    if (row === null) return null;
-    const [loaded] = await this.withChildren([row]);
-    return loaded ?? null;
+    const { rows } = await runSql<LoadedRow>(this.manager, `${SELECT_WITH_CHILDREN} AND a.id = $3`, [
+      ...tenantParameters(this.scope),
+      id,
+    ]);
+    const [row] = rows;
+    return row === undefined ? null : toLoadedAuthorization(row);
   }
 
   async list(query: AuthorizationListQuery): Promise<Page<Authorization>> {
@@ -57,11 +92,21 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
       filters: { status: query.status ?? null },
     };
     const after = query.cursor === undefined ? null : this.cursors.decode(binding, query.cursor);
-    const select = this.rows();
-    if (query.status !== undefined) select.andWhere('a.status = :status', { status: query.status });
-    const rows = await applyKeysetPage(select, 'a', after, query.limit).getMany();
+    const parameters: unknown[] = [...tenantParameters(this.scope)];
+    let sql = SELECT_WITH_CHILDREN;
+    if (query.status !== undefined) {
+      parameters.push(query.status);
+      sql += ` AND a.status = $${parameters.length}`;
+    }
+    if (after !== null) {
+      parameters.push(after.createdAt, after.id);
+      sql += ` AND (a.created_at, a.id) < ($${parameters.length - 1}, $${parameters.length})`;
+    }
+    parameters.push(query.limit + 1);
+    sql += ` ORDER BY a.created_at DESC, a.id DESC LIMIT $${parameters.length}`;
+    const { rows } = await runSql<LoadedRow>(this.manager, sql, parameters);
     const page = keysetPage(rows, query.limit, (position) => this.cursors.encode(binding, position));
-    return { items: await this.withChildren(page.rows), nextCursor: page.nextCursor };
+    return { items: page.rows.map(toLoadedAuthorization), nextCursor: page.nextCursor };
   }
 
   async save(authorization: Authorization): Promise<void> {
@@ -94,54 +139,8 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
     authorization.markPersisted();
   }
 
-  private rows() {
-    return tenantQuery(this.manager, AuthorizationEntity, 'a', this.scope);
-  }
-
   private storedVersion(id: string): Promise<number> {
     return storedVersion(this.manager, 'authorizations', this.scope, id);
-  }
-
-  /** Attachments and current snapshots of a page in two queries, whatever its size. */
-  private async withChildren(rows: AuthorizationRow[]): Promise<Authorization[]> {
-    if (rows.length === 0) return [];
-    const tenant = { organizationId: this.scope.organizationId, environment: this.scope.environment };
-    const ids = rows.map((row) => row.id);
-    const snapshotIds = rows.flatMap((row) =>
-      row.review_snapshot_id === null ? [] : [row.review_snapshot_id],
-    );
-    const attachments = await this.manager
-      .createQueryBuilder(AttachmentEntity, 't')
-      .where('t.organization_id = :organizationId AND t.environment = :environment', tenant)
-      .andWhere('t.authorization_id IN (:...ids)', { ids })
-      .orderBy('t.authorization_id')
-      .addOrderBy('t.position')
-      .getMany();
-    const snapshots =
-      snapshotIds.length === 0
-        ? []
-        : await this.manager
-            .createQueryBuilder(ReviewSnapshotEntity, 's')
-            .where('s.organization_id = :organizationId AND s.environment = :environment', tenant)
-            .andWhere('s.id IN (:...snapshotIds)', { snapshotIds })
-            .getMany();
-    const attachmentsOf = new Map<string, AttachmentRow[]>();
-    for (const attachment of attachments) {
-      const list = attachmentsOf.get(attachment.authorization_id) ?? [];
-      list.push(attachment);
-      attachmentsOf.set(attachment.authorization_id, list);
-    }
-    const snapshotById = new Map<string, ReviewSnapshotRow>(
-      snapshots.map((snapshot) => [snapshot.id, snapshot]),
-    );
-    return rows.map((row) =>
-      toAuthorization({
-        authorization: row,
-        attachments: attachmentsOf.get(row.id) ?? [],
-        reviewSnapshot:
-          row.review_snapshot_id === null ? null : (snapshotById.get(row.review_snapshot_id) ?? null),
-      }),
-    );
   }
 
   /**
