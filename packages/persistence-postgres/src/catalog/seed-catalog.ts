@@ -4,8 +4,13 @@ import { toPayerRow, toRouteRow } from './catalog.mapper';
 import type { CatalogSnapshot } from './catalog.types';
 
 // Any constant works; it only has to be the same in every process that seeds this database (and differ from
-// the migration lock).
-const CATALOG_SEED_LOCK_KEY = 7_310_442_902;
+// the migration lock). Imports of route templates take it too, so seeding and imports take turns.
+export const CATALOG_SEED_LOCK_KEY = 7_310_442_902;
+/**
+ * `catalog_version` of a route an operator imported: this prefix and the route's template version. Seeding
+ * neither compares, replaces nor deletes such routes (decision 0018).
+ */
+export const IMPORTED_CATALOG_VERSION_PREFIX = 'import:';
 const ROUTE_BATCH_SIZE = 200;
 
 export interface SeedCatalogOptions {
@@ -105,7 +110,9 @@ export async function seedCatalog(
 
     if (!options.allowDowngrade) {
       const versions: Array<{ catalog_version: string }> = await manager.query(
-        'SELECT DISTINCT catalog_version FROM payers UNION SELECT DISTINCT catalog_version FROM routes',
+        `SELECT DISTINCT catalog_version FROM payers
+         UNION SELECT DISTINCT catalog_version FROM routes WHERE NOT starts_with(catalog_version, $1)`,
+        [IMPORTED_CATALOG_VERSION_PREFIX],
       );
       if (versions.some((row) => isNewer(row.catalog_version, catalog.version))) {
         result.skipped = true;
@@ -113,8 +120,14 @@ export async function seedCatalog(
       }
     }
 
+    const imported: Array<{ id: string }> = await manager.query(
+      'SELECT id FROM routes WHERE starts_with(catalog_version, $1)',
+      [IMPORTED_CATALOG_VERSION_PREFIX],
+    );
+    const importedIds = new Set(imported.map((row) => row.id));
+    const shippedRoutes = catalog.routes.filter((route) => !importedIds.has(route.id));
     const payerIds = catalog.payers.map((payer) => payer.id);
-    const routeIds = catalog.routes.map((route) => route.id);
+    const routeIds = shippedRoutes.map((route) => route.id);
 
     result.payers.written = await upsert(
       manager,
@@ -125,19 +138,21 @@ export async function seedCatalog(
     );
     // Stale routes go before the upsert, so a new route id never collides with an old row on the unique key.
     const deletedRoutes: [unknown[], number] = await manager.query(
-      'DELETE FROM routes WHERE id <> ALL($1::text[]) RETURNING id',
-      [routeIds],
+      'DELETE FROM routes WHERE id <> ALL($1::text[]) AND NOT starts_with(catalog_version, $2) RETURNING id',
+      [routeIds, IMPORTED_CATALOG_VERSION_PREFIX],
     );
     result.routes.deleted = deletedRoutes[1];
-    for (let start = 0; start < catalog.routes.length; start += ROUTE_BATCH_SIZE) {
-      const batch = catalog.routes
+    for (let start = 0; start < shippedRoutes.length; start += ROUTE_BATCH_SIZE) {
+      const batch = shippedRoutes
         .slice(start, start + ROUTE_BATCH_SIZE)
         .map((route) => toRouteRow(route, catalog.version));
       result.routes.written += await upsert(manager, 'routes', ROUTE_COLUMNS, ROUTE_FIELDS, batch);
     }
+    // A payer an imported route still names stays (the route references it).
     const deletedPayers: [unknown[], number] = await manager.query(
-      'DELETE FROM payers WHERE id <> ALL($1::text[]) RETURNING id',
-      [payerIds],
+      `DELETE FROM payers WHERE id <> ALL($1::text[])
+         AND id NOT IN (SELECT payer_id FROM routes WHERE starts_with(catalog_version, $2)) RETURNING id`,
+      [payerIds, IMPORTED_CATALOG_VERSION_PREFIX],
     );
     result.payers.deleted = deletedPayers[1];
   });

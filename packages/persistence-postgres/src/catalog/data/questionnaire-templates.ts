@@ -28,7 +28,8 @@ export const PATIENT_LINK_IDS = [
 /** ICD-10-CM code: a letter (not U), a digit, a digit or A/B, then optionally a dot and up to 4 characters. */
 export const ICD10_PATTERN = '^[A-TV-Z][0-9][0-9AB](\\.[0-9A-TV-Z]{1,4})?$';
 
-const patientGroup = (): QuestionnaireGroupTemplate => ({
+/** The patient group; `route-template.writer.ts` adds it to an imported form that lacks it. */
+export const patientGroup = (): QuestionnaireGroupTemplate => ({
   id: 'patient',
   title: 'Patient',
   items: [
