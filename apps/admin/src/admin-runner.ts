@@ -24,17 +24,17 @@ export async function runAdmin(
   try {
     const config = loadConfig(env);
     // Opened lazily so `--help` and argument errors need no database.
-    const directory = async () => {
-      database ??= await bootstrapDatabase({
+    const open = async (): Promise<BootstrappedDatabase> =>
+      (database ??= await bootstrapDatabase({
         databaseUrl: config.DATABASE_URL,
         dataDir: dataDir(env),
         embeddedPort: config.EMBEDDED_POSTGRES_PORT,
         poolSize: 2,
         applicationName: 'prior-auth-admin',
-      });
-      return new TypeOrmOrganizationDirectory(database.dataSource);
-    };
-    await buildCli(directory, io).parseAsync([...argv]);
+      }));
+    const directory = async () => new TypeOrmOrganizationDirectory((await open()).dataSource);
+    const catalog = async () => (await open()).dataSource;
+    await buildCli(directory, io, catalog).parseAsync([...argv]);
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;

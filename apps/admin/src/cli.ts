@@ -7,6 +7,7 @@ import {
   RandomIdGenerator,
 } from '@prior-auth/platform';
 import { Command, InvalidArgumentError } from 'commander';
+import { addCatalogCommands, type CatalogDatabase } from './catalog-commands';
 
 export interface CliIo {
   out(text: string): void;
@@ -26,9 +27,13 @@ const print = (io: CliIo, json: boolean | undefined, value: unknown, human: stri
  * The admin commands (decision 9). Secrets are printed once, on stdout; progress and hints go to stderr so
  * `--json` output can be piped.
  */
-export function buildCli(directory: () => Promise<OrganizationDirectory>, io: CliIo): Command {
+export function buildCli(
+  directory: () => Promise<OrganizationDirectory>,
+  io: CliIo,
+  catalogDatabase?: () => Promise<CatalogDatabase>,
+): Command {
   const program = new Command('admin')
-    .description('Manage organizations, provider NPIs and API keys')
+    .description('Manage organizations, provider NPIs, API keys and the payer route catalog')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
 
@@ -153,5 +158,6 @@ export function buildCli(directory: () => Promise<OrganizationDirectory>, io: Cl
       io.out(`key ${keyId} revoked`);
     });
 
+  if (catalogDatabase) addCatalogCommands(program, catalogDatabase, io);
   return program;
 }
