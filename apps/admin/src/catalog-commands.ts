@@ -76,6 +76,8 @@ export function addCatalogCommands(
     .command('import')
     .description('create or version the route of a selection from a FHIR R4 Questionnaire (JSON)')
     .argument('<file>', 'FHIR R4 Questionnaire, JSON')
+    // An unquoted label with spaces would otherwise be cut short without a word.
+    .allowExcessArguments(false)
     .requiredOption('--payer <payerId>', 'payer id, e.g. payer_uhc')
     .requiredOption('--service-code <code>', 'HCPCS, CPT or NDC code')
     .requiredOption('--service-code-system <system>', 'hcpcs, cpt or ndc')

@@ -198,6 +198,16 @@ describe('admin catalog import', () => {
       'Bad Type',
     );
     expect(result.error?.message).toMatch(/is not type:label/);
+    const unquoted = await run(
+      'catalog',
+      'import',
+      writeForm('ok.json', small),
+      ...selection('A4002'),
+      '--documents',
+      'prescription:Signed',
+      'prescription',
+    );
+    expect(unquoted.error?.message).toMatch(/too many arguments/);
   });
 });
 
