@@ -300,6 +300,15 @@ export function portalRoutes(options: PortalRouteOptions): Router {
     withClinical,
     async (req: SessionRequest, res) => {
       const draft = sessionOf(req).draft;
+      const refused = (message: string) => html(res, 422, views.documentsStepPage(draft, message));
+      // The body is read first in every case, so no answer leaves the browser mid-upload.
+      let uploadError: unknown = null;
+      await new Promise<void>((resolve) =>
+        upload.single('file')(req, res, (error: unknown) => {
+          uploadError = error ?? null;
+          resolve();
+        }),
+      );
       if (
         draft.scenario === 'session_expired' &&
         (await store.bumpFault(draft.service!.externalReference!, 'session_expired')) === 1
@@ -309,13 +318,8 @@ export function portalRoutes(options: PortalRouteOptions): Router {
         clearCookie(res);
         return res.redirect(303, '/sign-in?expired=1');
       }
-      const refused = (message: string) => html(res, 422, views.documentsStepPage(draft, message));
-      try {
-        await new Promise<void>((resolve, reject) =>
-          upload.single('file')(req, res, (error: unknown) => (error ? reject(error) : resolve())),
-        );
-      } catch (error) {
-        const tooLarge = error instanceof multer.MulterError && error.code === 'LIMIT_FILE_SIZE';
+      if (uploadError) {
+        const tooLarge = uploadError instanceof multer.MulterError && uploadError.code === 'LIMIT_FILE_SIZE';
         return refused(
           tooLarge ? 'The file is larger than 10 MB.' : 'The upload could not be read. Please try again.',
         );

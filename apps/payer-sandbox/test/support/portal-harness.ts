@@ -41,8 +41,9 @@ export function portalFor(
     site: new SandboxPayerSitePage(sandbox.url),
     credentials: async () => SANDBOX_PAYER_DEMO_ACCOUNT,
     readAttachment: async (attachment) => files.get(attachment.fileId) ?? PDF_BYTES,
-    navigationTimeoutMs: 5_000,
-    runTimeoutMs: 20_000,
+    // Generous: a loaded machine slows the browser, and a slow run must not read as a portal fault.
+    navigationTimeoutMs: 15_000,
+    runTimeoutMs: 50_000,
     // Step screenshots cost a third of a run; the evidence test turns them on.
     stepScreenshots: false,
     ...overrides,
