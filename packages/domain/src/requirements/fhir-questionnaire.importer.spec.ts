@@ -827,6 +827,23 @@ describe('importFhirQuestionnaire: real-form fixes (decision 0018)', () => {
     ]);
   });
 
+  it('refuses an enableWhen reading a skipped reference item, naming it', () => {
+    const problems = problemsOf(
+      questionnaire([
+        { linkId: 'ref', type: 'reference' },
+        {
+          linkId: 'q',
+          type: 'string',
+          enableWhen: [{ question: 'ref', operator: 'exists', answerBoolean: true }],
+        },
+      ]),
+    );
+    expect(problems).toEqual([
+      expect.objectContaining({ code: 'invalid_condition', linkId: 'q', reference: 'ref', path: '"q"' }),
+    ]);
+    expect(problems[0]?.message).toContain('skipped reference item');
+  });
+
   it('refuses an empty form', () => {
     expect(problemsOf(questionnaire([]))).toEqual([
       expect.objectContaining({

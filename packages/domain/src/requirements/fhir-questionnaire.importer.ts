@@ -612,7 +612,7 @@ class QuestionnaireImporter {
       this.problem(
         'invalid_condition',
         owner,
-        `enableWhen reads "${question}", a group or display item`,
+        `enableWhen reads "${question}", a group, display or skipped reference item, which takes no answer here`,
         question,
       );
       return undefined;
