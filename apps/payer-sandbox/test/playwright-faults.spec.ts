@@ -11,6 +11,7 @@ import {
   portalCase,
   portalFor,
   startTestSandbox,
+  testBrowser,
   useSandboxAndBrowser,
   uniqueKey,
 } from './support/portal-harness';
@@ -158,6 +159,41 @@ describe('PlaywrightPayerPortal faults', () => {
     });
     expect(await fixture.sandbox.submissionCount(key)).toBe(0);
   });
+
+  it.concurrent(
+    'a browser that dies mid-run is a transient failure; the next run relaunches it and submits once',
+    async () => {
+      const own = testBrowser();
+      let crash = true;
+      const portal = portalFor(fixture.sandbox, own, {
+        configureContext: async (context) => {
+          await context.route('**/requests/draft/clinical', async (route) => {
+            if (crash && route.request().method() === 'POST') {
+              crash = false;
+              await context.browser()!.close();
+              return;
+            }
+            await route.continue();
+          });
+        },
+      });
+      try {
+        const theCase = portalCase('SBX-APPROVED');
+        const key = uniqueKey(theCase);
+        await expect(portal.submit(theCase, { idempotencyKey: key })).rejects.toMatchObject({
+          code: 'browser_crashed',
+          transient: true,
+        });
+        expect(await fixture.sandbox.submissionCount(key)).toBe(0);
+        expect(await portal.submit(theCase, { idempotencyKey: key })).toHaveProperty(
+          'receipt.referenceNumber',
+        );
+        expect(await fixture.sandbox.submissionCount(key)).toBe(1);
+      } finally {
+        await own.close();
+      }
+    },
+  );
 
   it.concurrent('idempotent submit: an unknown result is looked up, never submitted twice', async () => {
     let cut = true;
