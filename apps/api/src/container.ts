@@ -56,6 +56,7 @@ import {
   AuthorizationController,
   type AuthorizationUseCases,
 } from './authorization/authorization.controller';
+import { CachedPayerCatalog, CachedProviderRegistry } from './catalog/cached-payer-catalog';
 import { CatalogController } from './catalog/catalog.controller';
 import { SandboxController } from './sandbox/sandbox.controller';
 import { openBlobStorage } from './files/blob-storage';
@@ -140,8 +141,9 @@ export function buildContainer(deps: ApiDependencies): Container {
     }),
     clock,
     ids,
-    providerRegistry: new TypeOrmProviderRegistry(deps.dataSource),
-    payerCatalog,
+    // Reads of rarely changing data, remembered briefly (docs/performance.md).
+    providerRegistry: new CachedProviderRegistry(new TypeOrmProviderRegistry(deps.dataSource)),
+    payerCatalog: new CachedPayerCatalog(payerCatalog),
     blobStore: blobStorage.store,
     grantIssuer: new SignedAccessGrants({ ledger: grantLedger, signer, baseUrl, clock, ids }),
     runtimeSessions: new SandboxRuntimeSessions({ ledger: sessionLedger, signer, baseUrl, clock, ids }),

@@ -135,7 +135,7 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
         throw new VersionConflictError(expected, await this.storedVersion(authorization.id));
     }
     await this.writeReviewSnapshot(rows.reviewSnapshot);
-    await this.writeAttachments(authorization.id, rows.attachments);
+    await this.writeAttachments(authorization.id, rows.attachments, expected === null);
     authorization.markPersisted();
   }
 
@@ -159,12 +159,18 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
   }
 
   /** The handful of attachment rows is rewritten with the aggregate, in the same transaction. */
-  private async writeAttachments(authorizationId: string, attachments: AttachmentRow[]): Promise<void> {
-    await runSql(
-      this.manager,
-      'DELETE FROM authorization_attachments WHERE organization_id = $1 AND environment = $2 AND authorization_id = $3',
-      [...tenantParameters(this.scope), authorizationId],
-    );
+  private async writeAttachments(
+    authorizationId: string,
+    attachments: AttachmentRow[],
+    isNew: boolean,
+  ): Promise<void> {
+    // A new aggregate has no rows yet: no DELETE round trip for it (docs/performance.md).
+    if (!isNew)
+      await runSql(
+        this.manager,
+        'DELETE FROM authorization_attachments WHERE organization_id = $1 AND environment = $2 AND authorization_id = $3',
+        [...tenantParameters(this.scope), authorizationId],
+      );
     if (attachments.length === 0) return;
     const insert = insertStatement(ATTACHMENTS, attachments);
     await runSql(this.manager, insert.sql, insert.parameters);
