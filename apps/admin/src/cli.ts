@@ -1,10 +1,13 @@
 import type { Environment, OrganizationDirectory } from '@prior-auth/domain';
 import {
+  API_VERSIONS,
   assertValidNpi,
   bootstrapOrganization,
+  isApiVersion,
   issueApiKey,
   ProvisioningError,
   RandomIdGenerator,
+  type ApiVersion,
 } from '@prior-auth/platform';
 import { Command, InvalidArgumentError } from 'commander';
 import { addCatalogCommands, type CatalogDatabase } from './catalog-commands';
@@ -17,6 +20,11 @@ export interface CliIo {
 const environmentOption = (value: string): Environment => {
   if (value !== 'sandbox' && value !== 'production')
     throw new InvalidArgumentError('must be sandbox or production');
+  return value;
+};
+
+const apiVersionOption = (value: string): ApiVersion => {
+  if (!isApiVersion(value)) throw new InvalidArgumentError(`must be one of ${API_VERSIONS.join(', ')}`);
   return value;
 };
 
@@ -121,9 +129,19 @@ export function buildCli(
     .command('create')
     .requiredOption('--org <organizationId>')
     .requiredOption('--env <environment>', 'sandbox or production', environmentOption)
+    .option(
+      '--api-version <version>',
+      `pinned API version (${API_VERSIONS.join(' or ')}); default: the current one`,
+      apiVersionOption,
+    )
     .option('--json', 'print JSON only')
-    .action(async (options: { org: string; env: Environment; json?: boolean }) => {
-      const issued = await issueApiKey(await directory(), options.org, options.env);
+    .action(async (options: { org: string; env: Environment; apiVersion?: ApiVersion; json?: boolean }) => {
+      const issued = await issueApiKey(
+        await directory(),
+        options.org,
+        options.env,
+        options.apiVersion ?? null,
+      );
       print(
         io,
         options.json,
@@ -144,7 +162,7 @@ export function buildCli(
         list
           .map(
             (k) =>
-              `${k.id}\t${k.environment}\t${k.displayPrefix}…\t${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active'}`,
+              `${k.id}\t${k.environment}\t${k.displayPrefix}…\t${k.apiVersion ?? 'current'}\t${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active'}`,
           )
           .join('\n') || '(none)',
       );

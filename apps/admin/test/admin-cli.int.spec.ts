@@ -70,6 +70,33 @@ describe('admin CLI', () => {
     expect(await directory.listProviderNpis(org.id)).toEqual([]);
   });
 
+  it('pins an API version on a key and lists it; refuses an unknown version', async () => {
+    const org = JSON.parse((await run('org', 'create', '--name', 'Pinned Clinic', '--json')).out[0]!);
+    const pinned = JSON.parse(
+      (
+        await run(
+          'key',
+          'create',
+          '--org',
+          org.id,
+          '--env',
+          'sandbox',
+          '--api-version',
+          '2024-01-01',
+          '--json',
+        )
+      ).out[0]!,
+    );
+    expect(pinned.apiVersion).toBe('2024-01-01');
+    await run('key', 'create', '--org', org.id, '--env', 'sandbox');
+    const keys = JSON.parse((await run('key', 'list', '--org', org.id, '--json')).out[0]!);
+    expect(keys.map((k: { apiVersion: string | null }) => k.apiVersion).sort()).toEqual(['2024-01-01', null]);
+    expect((await run('key', 'list', '--org', org.id)).out[0]).toMatch(/\t2024-01-01\t/);
+    await expect(
+      run('key', 'create', '--org', org.id, '--env', 'sandbox', '--api-version', '2023-01-01'),
+    ).rejects.toThrow(/2024-01-01, 2025-01-01/);
+  });
+
   it('refuses a key for an unknown organization or environment', async () => {
     await expect(run('key', 'create', '--org', 'org_missing', '--env', 'sandbox')).rejects.toThrow(
       /does not exist/,

@@ -2,6 +2,7 @@ export * from './config';
 export * from './logger';
 export * from './ids';
 export * from './api-keys';
+export * from './api-versions';
 export * from './signing';
 export * from './shutdown';
 export * from './provisioning';

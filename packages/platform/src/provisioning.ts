@@ -1,5 +1,6 @@
 import { DomainError, isValidNpi, type Environment, type OrganizationDirectory } from '@prior-auth/domain';
 import { generateApiKey } from './api-keys';
+import { isApiVersion, type ApiVersion } from './api-versions';
 import { RandomIdGenerator } from './ids';
 
 const ids = new RandomIdGenerator();
@@ -9,6 +10,8 @@ export interface IssuedApiKey {
   environment: Environment;
   /** The secret, shown once; only its hash is stored. */
   secret: string;
+  /** The pinned API version; null → the current one (decision 17). */
+  apiVersion: ApiVersion | null;
 }
 
 export class ProvisioningError extends Error {
@@ -28,7 +31,11 @@ export async function issueApiKey(
   directory: OrganizationDirectory,
   organizationId: string,
   environment: Environment,
+  apiVersion: ApiVersion | null = null,
 ): Promise<IssuedApiKey> {
+  if (apiVersion !== null && !isApiVersion(apiVersion)) {
+    throw new ProvisioningError(`"${String(apiVersion)}" is not an API version`);
+  }
   if (!(await directory.findOrganization(organizationId))) {
     throw new ProvisioningError(`organization ${organizationId} does not exist`);
   }
@@ -39,8 +46,9 @@ export async function issueApiKey(
     environment,
     keyHash: key.hash,
     displayPrefix: key.displayPrefix,
+    apiVersion,
   });
-  return { id: record.id, environment, secret: key.secret };
+  return { id: record.id, environment, secret: key.secret, apiVersion };
 }
 
 /** An organization with one registered NPI and one API key per environment (decision 9's `bootstrap`). */

@@ -11,6 +11,11 @@ export interface ApiKeyRecord {
   organizationId: string;
   environment: Environment;
   displayPrefix: string;
+  /**
+   * The API version the key's requests use when they send no version header; null → the current one. Opaque
+   * here: versions are a presentation concern of the API.
+   */
+  apiVersion: string | null;
   createdAt: Date;
   revokedAt: Date | null;
 }
@@ -33,6 +38,7 @@ export interface OrganizationDirectory {
     environment: Environment;
     keyHash: string;
     displayPrefix: string;
+    apiVersion?: string | null;
   }): Promise<ApiKeyRecord>;
   listApiKeys(organizationId: string): Promise<ApiKeyRecord[]>;
   revokeApiKey(id: string): Promise<boolean>;

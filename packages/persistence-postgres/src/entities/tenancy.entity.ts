@@ -18,6 +18,7 @@ export interface ApiKeyRow {
   environment: 'sandbox' | 'production';
   key_hash: string;
   display_prefix: string;
+  api_version: string | null;
   created_at: Date;
   revoked_at: Date | null;
 }
@@ -51,6 +52,7 @@ export const ApiKeyEntity = new EntitySchema<ApiKeyRow>({
     environment: { type: 'text' },
     key_hash: { type: 'char', length: 64 },
     display_prefix: { type: 'text' },
+    api_version: { type: 'text', nullable: true },
     created_at: { type: 'timestamptz', createDate: true },
     revoked_at: { type: 'timestamptz', nullable: true },
   },

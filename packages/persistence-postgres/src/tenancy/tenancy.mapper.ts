@@ -12,6 +12,7 @@ export const toApiKeyRecord = (row: ApiKeyRow): ApiKeyRecord => ({
   organizationId: row.organization_id,
   environment: row.environment,
   displayPrefix: row.display_prefix,
+  apiVersion: row.api_version ?? null,
   createdAt: row.created_at,
   revokedAt: row.revoked_at,
 });

@@ -61,6 +61,7 @@ export class TypeOrmOrganizationDirectory implements OrganizationDirectory {
     environment: Environment;
     keyHash: string;
     displayPrefix: string;
+    apiVersion?: string | null;
   }): Promise<ApiKeyRecord> {
     const row = await this.keys.save({
       id: input.id,
@@ -68,6 +69,7 @@ export class TypeOrmOrganizationDirectory implements OrganizationDirectory {
       environment: input.environment,
       key_hash: input.keyHash,
       display_prefix: input.displayPrefix,
+      api_version: input.apiVersion ?? null,
       revoked_at: null,
     });
     return toApiKeyRecord(row);
