@@ -16,6 +16,7 @@ import { grantRouter } from './grants/grant.routes';
 import { HealthController } from './health/health.controller';
 import { ManualHandoffController } from './manual-handoff/manual-handoff.controller';
 import { accessLogMiddleware } from './http/access-log.middleware';
+import { announceApiVersion, resolveApiVersion } from './http/api-version.middleware';
 import { asyncHandler } from './http/async-handler';
 import { jsonBodiesOnly } from './http/content-type.middleware';
 import { DatabaseOutageTracker } from './http/database-outage-tracker';
@@ -71,7 +72,9 @@ export function createApp(container: Container): Express {
   app.use(docsRouter(openApiDocument));
 
   const v1 = express.Router();
+  v1.use(announceApiVersion);
   v1.use(authenticationMiddleware(container.get(ApiKeyAuthenticator), outage));
+  v1.use(resolveApiVersion);
   v1.use(safeJsonBody);
   const catalog = container.get(CatalogController);
   v1.route('/payers')

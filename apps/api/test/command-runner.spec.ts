@@ -46,6 +46,7 @@ function harness(claim: ClaimResult, handler: () => Promise<CommandResult>, comp
   app.use((req, _res, next) => {
     requestContext(req).auth = {
       apiKeyId: 'key_1',
+      apiVersion: null,
       scope: { organizationId: 'org_1', environment: 'sandbox' },
     };
     next();

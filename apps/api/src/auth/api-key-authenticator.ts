@@ -59,6 +59,7 @@ export class ApiKeyAuthenticator {
     const authenticated: AuthenticatedKey = {
       apiKeyId: record.id,
       scope: { organizationId: record.organizationId, environment: record.environment },
+      apiVersion: record.apiVersion,
     };
     this.active.set(hash, authenticated);
     return { key: authenticated, fromDatabase: true };

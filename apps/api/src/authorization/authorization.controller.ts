@@ -11,8 +11,10 @@ import {
   type ListAuthorizationsUseCase,
   type PatchAnswersUseCase,
 } from '@prior-auth/domain';
+import { API_VERSION_HEADER } from '@prior-auth/platform';
 import type { Request, Response } from 'express';
 import { inject, injectable } from 'inversify';
+import { apiVersionOf, isLegacyRequest } from '../http/api-version.middleware';
 import { CommandRunner, type CommandResult } from '../http/command-runner';
 import { parseLimit } from '../http/pagination';
 import { idempotencyKey, ifMatchAfterScoping } from '../http/preconditions';
@@ -20,14 +22,17 @@ import { scopeOf } from '../http/request-context';
 import { assertEmptyBody, validateAll, validateInput } from '../http/validation';
 import { TOKENS } from '../tokens';
 import { etagOf, presentAuthorization } from './authorization.presenter';
+import { presentLegacyAuthorization } from './legacy/legacy-authorization.presenter';
 import {
   AttachFileRequest,
   ConfirmRequest,
   CreateAuthorizationRequest,
+  LegacyCreateAuthorizationRequest,
   ListAuthorizationsQuery,
   PatchAnswersRequest,
   createAuthorizationIssues,
   finalSubmissionPolicyOf,
+  knownServiceCodeSystem,
   patchAnswersIssues,
   toCreateCommand,
   toResponseItems,
@@ -45,14 +50,23 @@ export interface AuthorizationUseCases {
   cancel: CancelAuthorizationUseCase;
 }
 
+/** The authorization in the request's API version (decisions 17 and 18): versions are presentation. */
+const presentFor = (req: Request) =>
+  isLegacyRequest(req) ? presentLegacyAuthorization : presentAuthorization;
+
+/**
+ * The stored answer of a command names its version, so a replay answers the original shape and header
+ * whatever version the retry asks for (the body is already presented).
+ */
 const authorizationResult = (
+  req: Request,
   status: number,
   authorization: Authorization,
   headers: Record<string, string> = {},
 ): CommandResult => ({
   status,
-  headers: { ...headers, ETag: etagOf(authorization) },
-  body: presentAuthorization(authorization),
+  headers: { ...headers, ETag: etagOf(authorization), [API_VERSION_HEADER]: apiVersionOf(req) },
+  body: presentFor(req)(authorization),
 });
 
 const param = (req: Request, name: string): string => String(req.params[name]);
@@ -72,6 +86,7 @@ export class AuthorizationController {
   ) {}
 
   async create(req: Request, res: Response): Promise<void> {
+    if (isLegacyRequest(req)) return this.createLegacy(req, res);
     const scope = scopeOf(req);
     const [key, body] = validateAll(
       () => idempotencyKey(req, true),
@@ -89,7 +104,44 @@ export class AuthorizationController {
       { operation: 'authorizations.create', idempotencyKey: key, params: {}, body: req.body, ifMatch: null },
       async () => {
         const authorization = await this.useCases.create.execute(scope, command);
-        return authorizationResult(201, authorization, { Location: `${req.baseUrl}/${authorization.id}` });
+        return authorizationResult(req, 201, authorization, {
+          Location: `${req.baseUrl}/${authorization.id}`,
+        });
+      },
+    );
+  }
+
+  /**
+   * Create under 2024-01-01 (decision 18): no policy (the case gets `automatic`), Idempotency-Key
+   * optional, the code system a free string matched case-insensitively. An unknown system is the same refusal
+   * as an unserviceable route, answered (and stored) like the use case's.
+   */
+  private async createLegacy(req: Request, res: Response): Promise<void> {
+    const scope = scopeOf(req);
+    const [key, body] = validateAll(
+      () => idempotencyKey(req, false),
+      () => validateInput(LegacyCreateAuthorizationRequest, req.body, 'body', createAuthorizationIssues),
+    );
+    await this.commands.run(
+      req,
+      res,
+      { operation: 'authorizations.create', idempotencyKey: key, params: {}, body: req.body, ifMatch: null },
+      async () => {
+        const serviceCodeSystem = knownServiceCodeSystem(body.templateSelection.serviceCodeSystem);
+        if (serviceCodeSystem === null) {
+          throw new DomainError(
+            'unsupported_template_selection',
+            'No serviceable route matches this service code system.',
+          );
+        }
+        const command = toCreateCommand(
+          { ...body, templateSelection: { ...body.templateSelection, serviceCodeSystem } },
+          'automatic',
+        );
+        const authorization = await this.useCases.create.execute(scope, command);
+        return authorizationResult(req, 201, authorization, {
+          Location: `${req.baseUrl}/${authorization.id}`,
+        });
       },
     );
   }
@@ -104,7 +156,8 @@ export class AuthorizationController {
       limit,
       cursor: query.cursor,
     });
-    res.json({ data: page.items.map(presentAuthorization), pagination: { nextCursor: page.nextCursor } });
+    const present = presentFor(req);
+    res.json({ data: page.items.map((item) => present(item)), pagination: { nextCursor: page.nextCursor } });
   }
 
   async retrieve(req: Request, res: Response): Promise<void> {
@@ -112,7 +165,7 @@ export class AuthorizationController {
       authorizationId: param(req, 'authorizationId'),
     });
     res.setHeader('ETag', etagOf(authorization));
-    res.json(presentAuthorization(authorization));
+    res.json(presentFor(req)(authorization));
   }
 
   async patchAnswers(req: Request, res: Response): Promise<void> {
@@ -195,13 +248,24 @@ export class AuthorizationController {
       'authorizations.confirm',
       key,
       { authorizationId },
-      (expectedVersion) =>
+      async (expectedVersion) =>
         this.useCases.confirm.execute(scope, {
           authorizationId,
           expectedVersion,
-          nextActionId: body.nextActionId,
+          nextActionId: body.nextActionId ?? (await this.legacyDefaultActionId(req, authorizationId)),
         }),
     );
+  }
+
+  /**
+   * Under 2024-01-01 confirm may omit nextActionId (decision 18): the case's current action is used, so
+   * every other confirm rule (status, action type, requirements, review) still decides. Current clients keep
+   * `next_action_required`.
+   */
+  private async legacyDefaultActionId(req: Request, authorizationId: string): Promise<string | undefined> {
+    if (!isLegacyRequest(req)) return undefined;
+    const authorization = await this.useCases.get.execute(scopeOf(req), { authorizationId });
+    return authorization.nextAction?.id;
   }
 
   async cancel(req: Request, res: Response): Promise<void> {
@@ -240,7 +304,7 @@ export class AuthorizationController {
       req,
       res,
       { operation, idempotencyKey: key, params, body: req.body, ifMatch: expectedVersion },
-      async () => authorizationResult(200, await work(expectedVersion)),
+      async () => authorizationResult(req, 200, await work(expectedVersion)),
     );
   }
 }

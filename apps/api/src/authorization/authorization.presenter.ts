@@ -7,7 +7,9 @@ import {
   type PayerDecision,
   type PayerReceipt,
   type QuestionnaireResponse,
+  type Requirements,
   type ReviewSnapshot,
+  type TemplateSelection,
 } from '@prior-auth/domain';
 
 /*
@@ -17,10 +19,10 @@ import {
  * nextActionId, a decision's outcome duplicate) never reach a client. Times are ISO 8601 UTC strings.
  */
 
-const iso = (date: Date | string): string => new Date(date).toISOString();
-const isoOrNull = (date: Date | string | null): string | null => (date === null ? null : iso(date));
+export const iso = (date: Date | string): string => new Date(date).toISOString();
+export const isoOrNull = (date: Date | string | null): string | null => (date === null ? null : iso(date));
 
-const presentPayer = (payer: Payer) => ({
+export const presentPayer = (payer: Payer) => ({
   id: payer.id,
   displayName: payer.displayName,
   supportedStates: [...payer.supportedStates],
@@ -31,7 +33,7 @@ const presentPayer = (payer: Payer) => ({
   ...(payer.lineOfBusiness ? { lineOfBusiness: payer.lineOfBusiness } : {}),
 });
 
-const presentQuestionnaireResponse = (response: QuestionnaireResponse) => ({
+export const presentQuestionnaireResponse = (response: QuestionnaireResponse) => ({
   item: response.item.map((item) => ({
     linkId: item.linkId,
     answer: item.answer.map((answer) => {
@@ -91,7 +93,7 @@ const presentReceipt = (receipt: PayerReceipt) => ({
   details: receipt.details,
 });
 
-const presentDecision = (decision: PayerDecision) => ({
+export const presentDecision = (decision: PayerDecision) => ({
   receivedAt: iso(decision.receivedAt),
   authorizationNumber: decision.authorizationNumber,
   payerStatusText: decision.payerStatusText,
@@ -100,6 +102,26 @@ const presentDecision = (decision: PayerDecision) => ({
   modifications: [...decision.modifications],
   denialReasons: [...decision.denialReasons],
   details: decision.details,
+});
+
+export const presentTemplateSelection = (selection: TemplateSelection) => ({
+  payerId: selection.payerId,
+  insuranceState: selection.insuranceState,
+  serviceType: selection.serviceType,
+  serviceCode: selection.serviceCode,
+  serviceCodeSystem: selection.serviceCodeSystem,
+});
+
+export const presentRequirements = (requirements: Requirements) => ({
+  version: requirements.version,
+  questions: requirements.questions.map((q) => ({ linkId: q.linkId, message: q.message })),
+  documents: requirements.documents.map((d) => ({ type: d.type, message: d.message })),
+  issues: requirements.issues.map((i) => ({
+    code: i.code,
+    message: i.message,
+    field: i.field,
+    severity: i.severity,
+  })),
 });
 
 export function presentAuthorization(authorization: Authorization) {
@@ -111,26 +133,10 @@ export function presentAuthorization(authorization: Authorization) {
     policy: { finalSubmission: s.policy.finalSubmission },
     providerNpi: s.providerNpi,
     payer: presentPayer(s.payer),
-    templateSelection: {
-      payerId: s.templateSelection.payerId,
-      insuranceState: s.templateSelection.insuranceState,
-      serviceType: s.templateSelection.serviceType,
-      serviceCode: s.templateSelection.serviceCode,
-      serviceCodeSystem: s.templateSelection.serviceCodeSystem,
-    },
+    templateSelection: presentTemplateSelection(s.templateSelection),
     questionnaire: presentQuestionnaire(s.questionnaire, s.questionnaireResponse),
     questionnaireResponse: presentQuestionnaireResponse(s.questionnaireResponse),
-    requirements: {
-      version: s.requirements.version,
-      questions: s.requirements.questions.map((q) => ({ linkId: q.linkId, message: q.message })),
-      documents: s.requirements.documents.map((d) => ({ type: d.type, message: d.message })),
-      issues: s.requirements.issues.map((i) => ({
-        code: i.code,
-        message: i.message,
-        field: i.field,
-        severity: i.severity,
-      })),
-    },
+    requirements: presentRequirements(s.requirements),
     submission: {
       reviewSnapshot: s.submission.reviewSnapshot ? presentReviewSnapshot(s.submission.reviewSnapshot) : null,
       payerReceipt: s.submission.payerReceipt ? presentReceipt(s.submission.payerReceipt) : null,

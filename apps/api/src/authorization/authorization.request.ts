@@ -6,6 +6,7 @@ import {
 } from '@prior-auth/domain';
 import { Type } from 'class-transformer';
 import {
+  Allow,
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
@@ -50,7 +51,8 @@ const oneOf = (field: string, values: readonly string[]) => ({
   message: `${field} must be one of ${values.join(', ')}`,
 });
 
-export class TemplateSelectionRequest {
+/** The fields both API versions validate alike; each version's class adds `serviceCodeSystem`. */
+export class TemplateSelectionFields {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(MAX_ID_LENGTH) payerId!: string;
 
   @IsDefined()
@@ -63,7 +65,9 @@ export class TemplateSelectionRequest {
   serviceType!: (typeof SERVICE_TYPES)[number];
 
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(50) serviceCode!: string;
+}
 
+export class TemplateSelectionRequest extends TemplateSelectionFields {
   @IsDefined()
   @IsIn(SERVICE_CODE_SYSTEMS, oneOf('serviceCodeSystem', SERVICE_CODE_SYSTEMS))
   serviceCodeSystem!: (typeof SERVICE_CODE_SYSTEMS)[number];
@@ -120,12 +124,25 @@ export class QuestionnaireResponseRequest {
   item!: QuestionnaireResponseItemRequest[];
 }
 
-export class CreateAuthorizationRequest {
+/** The create fields both API versions validate alike; each version's class adds the rest. */
+export class CreateAuthorizationFields {
   @IsDefined()
   @IsString()
   @Matches(/^\d{10}$/, { message: 'providerNpi must be a 10-digit NPI' })
   providerNpi!: string;
 
+  @IsOptionalNotNull()
+  @IsIn(PORTAL_AUTH_MODES, oneOf('portalAuthMode', PORTAL_AUTH_MODES))
+  portalAuthMode?: (typeof PORTAL_AUTH_MODES)[number];
+
+  @IsOptionalNotNull()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => QuestionnaireResponseRequest)
+  questionnaireResponse?: QuestionnaireResponseRequest;
+}
+
+export class CreateAuthorizationRequest extends CreateAuthorizationFields {
   @IsDefined()
   @IsObject()
   @ValidateNested()
@@ -137,16 +154,29 @@ export class CreateAuthorizationRequest {
   @ValidateNested()
   @Type(() => PolicyRequest)
   policy?: PolicyRequest | null;
+}
 
-  @IsOptionalNotNull()
-  @IsIn(PORTAL_AUTH_MODES, oneOf('portalAuthMode', PORTAL_AUTH_MODES))
-  portalAuthMode?: (typeof PORTAL_AUTH_MODES)[number];
+/** Decision 18: under 2024-01-01 the code system is any short string, matched case-insensitively. */
+export const MAX_LEGACY_SERVICE_CODE_SYSTEM_LENGTH = 20;
 
-  @IsOptionalNotNull()
+export class LegacyTemplateSelectionRequest extends TemplateSelectionFields {
+  @IsDefined()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(MAX_LEGACY_SERVICE_CODE_SYSTEM_LENGTH)
+  serviceCodeSystem!: string;
+}
+
+/** Create under 2024-01-01 (decision 18): no policy; one sent anyway is accepted and ignored. */
+export class LegacyCreateAuthorizationRequest extends CreateAuthorizationFields {
+  @IsDefined()
   @IsObject()
   @ValidateNested()
-  @Type(() => QuestionnaireResponseRequest)
-  questionnaireResponse?: QuestionnaireResponseRequest;
+  @Type(() => LegacyTemplateSelectionRequest)
+  templateSelection!: LegacyTemplateSelectionRequest;
+
+  @Allow()
+  policy?: unknown;
 }
 
 export class PatchAnswersRequest {
@@ -240,8 +270,12 @@ export const toResponseItems = (response: QuestionnaireResponseRequest): Questio
 export const finalSubmissionPolicyOf = (request: CreateAuthorizationRequest) =>
   request.policy?.finalSubmission ?? null;
 
+/** The legacy free-string code system as one the catalog knows, or null (→ unsupported_template_selection). */
+export const knownServiceCodeSystem = (value: string): (typeof SERVICE_CODE_SYSTEMS)[number] | null =>
+  SERVICE_CODE_SYSTEMS.find((system) => system === value.toLowerCase()) ?? null;
+
 export function toCreateCommand(
-  request: CreateAuthorizationRequest,
+  request: CreateAuthorizationFields & { templateSelection: TemplateSelectionRequest },
   finalSubmission: (typeof FINAL_SUBMISSION_POLICIES)[number],
 ): CreateAuthorizationCommand {
   const selection = request.templateSelection;

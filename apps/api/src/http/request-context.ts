@@ -1,9 +1,12 @@
 import type { TenantScope } from '@prior-auth/domain';
+import type { ApiVersion } from '@prior-auth/platform';
 import type { Request } from 'express';
 
 export interface AuthenticatedKey {
   apiKeyId: string;
   scope: TenantScope;
+  /** The version pinned on the key (null → the current one); the request header overrides it. */
+  apiVersion: string | null;
 }
 
 /** Per-request data attached by the middlewares; kept off `req` properties typed by Express itself. */
@@ -11,6 +14,8 @@ export interface RequestContext {
   requestId: string;
   startedAt: bigint;
   auth?: AuthenticatedKey;
+  /** Set behind authentication by the API-version middleware. */
+  apiVersion?: ApiVersion;
 }
 
 const CONTEXT = Symbol('requestContext');

@@ -19,6 +19,12 @@ import {
   REPORTED_OUTCOMES,
   UNABLE_TO_COMPLETE_REASONS,
 } from '@prior-auth/domain';
+import {
+  API_VERSION_HEADER,
+  API_VERSIONS,
+  CURRENT_API_VERSION,
+  LEGACY_API_VERSION,
+} from '@prior-auth/platform';
 import type { oas31 } from 'openapi3-ts';
 import {
   FINAL_SUBMISSION_POLICIES,
@@ -27,12 +33,14 @@ import {
   MAX_DESCRIPTION_LENGTH,
   MAX_DOCUMENT_TYPES,
   MAX_ID_LENGTH,
+  MAX_LEGACY_SERVICE_CODE_SYSTEM_LENGTH,
   MAX_LINK_ID_LENGTH,
   MAX_RESPONSE_ITEMS,
   PORTAL_AUTH_MODES,
   SERVICE_CODE_SYSTEMS,
   SERVICE_TYPES,
 } from '../authorization/authorization.request';
+import { LEGACY_STATUSES } from '../authorization/legacy/legacy-authorization.presenter';
 import {
   MAX_OPERATOR_NOTES_LENGTH,
   MAX_REFERENCE_NUMBER_LENGTH,
@@ -121,6 +129,11 @@ const ANSWER_CONSTRAINTS = membersOf<NonNullable<QuestionnaireItemTemplate['answ
 type SchemaName =
   | 'Authorization'
   | 'AuthorizationList'
+  | 'LegacyAuthorization'
+  | 'LegacyAuthorizationList'
+  | 'LegacyQuestionnaireGroup'
+  | 'LegacyCreateAuthorizationRequest'
+  | 'LegacyTemplateSelectionInput'
   | 'Policy'
   | 'Payer'
   | 'PayerList'
@@ -184,12 +197,20 @@ type ParameterName =
   | 'SandboxSessionToken'
   | 'IdempotencyKeyRequired'
   | 'IdempotencyKeyOptional'
+  | 'ApiVersion'
   | 'IfMatch'
   | 'Limit'
   | 'Cursor';
 
 type HeaderName =
-  'RequestId' | 'ETag' | 'HandoffETag' | 'Location' | 'IdempotentReplayed' | 'RetryAfter' | 'WWWAuthenticate';
+  | 'ApiVersion'
+  | 'RequestId'
+  | 'ETag'
+  | 'HandoffETag'
+  | 'Location'
+  | 'IdempotentReplayed'
+  | 'RetryAfter'
+  | 'WWWAuthenticate';
 
 const ref = (name: SchemaName): Schema => ({ $ref: `#/components/schemas/${name}` });
 const param = (name: ParameterName): oas31.ReferenceObject => ({ $ref: `#/components/parameters/${name}` });
@@ -324,6 +345,68 @@ const schemas: Record<SchemaName, SchemaObject> = {
     },
   ),
   AuthorizationList: list('Authorization', 'A page of authorizations, newest first.'),
+  LegacyAuthorization: object(
+    {
+      id: id('auth', 'Stable authorization ID.'),
+      version: integer({ minimum: 1, description: 'Send it quoted in If-Match.' }),
+      status: enumOf(LEGACY_STATUSES, {
+        description:
+          'requires_input → draft, requires_confirmation → ready, processing → in_progress, requires_action → ' +
+          'action_required, waiting_on_payer, completed, canceled → cancelled.',
+      }),
+      providerNpi: string({ pattern: '^[0-9]{10}$' }),
+      payer: ref('Payer'),
+      templateSelection: ref('TemplateSelection'),
+      questionnaire: arrayOf(ref('LegacyQuestionnaireGroup')),
+      questionnaireResponse: ref('QuestionnaireResponse'),
+      requirements: ref('Requirements'),
+      createdAt: dateTime(),
+      updatedAt: dateTime(),
+      outcome: nullable(enumOf(OUTCOMES)),
+      attachments: arrayOf(
+        object({
+          id: id('att', 'Stable, scoped to the authorization.'),
+          fileId: string(),
+          label: string(),
+          createdAt: dateTime(),
+          documentTypes: arrayOf(string(), { minItems: 1 }),
+        }),
+      ),
+      confirmation: nullable(
+        object(
+          {
+            receivedAt: dateTime(),
+            referenceNumber: nullable(string()),
+            details: openObject('Channel-specific details.'),
+          },
+          { description: 'The payer receipt.' },
+        ),
+      ),
+      decision: nullable(ref('Decision')),
+      submittedAt: nullable(dateTime('When the final submission boundary was crossed.')),
+      completedAt: nullable(dateTime()),
+    },
+    {
+      description: `The authorization (legacy create/answers shape), answered under API version ${LEGACY_API_VERSION}.`,
+    },
+  ),
+  LegacyAuthorizationList: list('LegacyAuthorization', `A page of authorizations (${LEGACY_API_VERSION}).`),
+  LegacyQuestionnaireGroup: object({
+    id: string(),
+    title: string(),
+    items: arrayOf(
+      object(
+        {
+          linkId: string(),
+          text: string(),
+          required: boolean(),
+          answerType: enumOf(ANSWER_TYPES),
+          options: arrayOf(ref('AnswerOption')),
+        },
+        { optional: ['options'] },
+      ),
+    ),
+  }),
   Policy: object({
     finalSubmission: enumOf(FINAL_SUBMISSION_POLICIES, {
       description: '`automatic` submits at the final boundary; `requires_confirmation` pauses for approval.',
@@ -619,6 +702,30 @@ const schemas: Record<SchemaName, SchemaObject> = {
     { optional: ['portalAuthMode', 'questionnaireResponse'] },
   ),
   TemplateSelectionInput: templateSelection(true),
+  LegacyCreateAuthorizationRequest: object(
+    {
+      providerNpi: string({ pattern: '^[0-9]{10}$' }),
+      templateSelection: ref('LegacyTemplateSelectionInput'),
+      policy: describe(openObject('Ignored: the case gets policy `automatic`.'), 'Ignored.'),
+      portalAuthMode: enumOf(PORTAL_AUTH_MODES),
+      questionnaireResponse: ref('QuestionnaireResponseInput'),
+    },
+    {
+      optional: ['policy', 'portalAuthMode', 'questionnaireResponse'],
+      description: `Create under ${LEGACY_API_VERSION}: no policy, Idempotency-Key optional.`,
+    },
+  ),
+  LegacyTemplateSelectionInput: {
+    ...templateSelection(true),
+    properties: {
+      ...templateSelection(true).properties,
+      serviceCodeSystem: string({
+        minLength: 1,
+        maxLength: MAX_LEGACY_SERVICE_CODE_SYSTEM_LENGTH,
+        description: `Matched case-insensitively to ${SERVICE_CODE_SYSTEMS.join(', ')}; anything else → 409 unsupported_template_selection.`,
+      }),
+    },
+  },
   PolicyInput: object({ finalSubmission: enumOf(FINAL_SUBMISSION_POLICIES) }),
   QuestionnaireResponseInput: questionnaireResponse(true),
   AnswerInput: answer(true),
@@ -816,6 +923,15 @@ const parameters: Record<ParameterName, oas31.ParameterObject> = {
   SandboxSessionToken: pathParameter('token', 'The signed, expiring capability a grant redirected to.'),
   IdempotencyKeyRequired: idempotencyKey(true),
   IdempotencyKeyOptional: idempotencyKey(false),
+  ApiVersion: {
+    name: API_VERSION_HEADER,
+    in: 'header',
+    required: false,
+    description:
+      `The API version of this request; default: the version pinned on the API key, else ${CURRENT_API_VERSION}. ` +
+      `Unknown → 422 at \`["headers", "${API_VERSION_HEADER}"]\`.`,
+    schema: enumOf(API_VERSIONS),
+  },
   IfMatch: {
     name: 'If-Match',
     in: 'header',
@@ -851,6 +967,11 @@ const queryParameter = (name: string, schema: Schema, description: string): oas3
 });
 
 const headers: Record<HeaderName, oas31.HeaderObject> = {
+  ApiVersion: {
+    description: 'The API version this response was answered in (for a replay: the original request’s).',
+    required: true,
+    schema: enumOf(API_VERSIONS),
+  },
   RequestId: {
     description: 'Identifies this request in logs and support requests.',
     required: true,
@@ -956,19 +1077,31 @@ const COMMON_ERRORS: Record<Access, readonly ErrorCode[]> = {
   capability: ['not_found', 'request_validation_failed', 'internal_error'],
 };
 
+/** Every `/v1` operation takes the version header and answers it (decision 17), errors included. */
+const withApiVersion = (responses: Record<string, Response>): Record<string, Response> =>
+  Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [
+      status,
+      { ...response, headers: { ...response.headers, [API_VERSION_HEADER]: header('ApiVersion') } },
+    ]),
+  );
+
 function operation(spec: OperationSpec): oas31.OperationObject {
+  const versioned = spec.access === 'api_key';
+  const parameters = [...(versioned ? [param('ApiVersion')] : []), ...(spec.parameters ?? [])];
+  const responses = {
+    ...spec.responses,
+    ...errorResponses([...spec.errors, ...COMMON_ERRORS[spec.access]], { command: spec.command ?? false }),
+  };
   return {
     operationId: spec.operationId,
     summary: spec.summary,
     ...(spec.description ? { description: spec.description } : {}),
     tags: [spec.tag],
-    ...(spec.access === 'api_key' ? {} : { security: [] }),
-    ...(spec.parameters?.length ? { parameters: spec.parameters } : {}),
+    ...(versioned ? {} : { security: [] }),
+    ...(parameters.length ? { parameters } : {}),
     ...(spec.requestBody ? { requestBody: spec.requestBody } : {}),
-    responses: {
-      ...spec.responses,
-      ...errorResponses([...spec.errors, ...COMMON_ERRORS[spec.access]], { command: spec.command ?? false }),
-    },
+    responses: versioned ? withApiVersion(responses) : responses,
   };
 }
 
@@ -977,6 +1110,12 @@ const jsonBody = (schema: SchemaName, required: boolean, description?: string): 
   ...(description ? { description } : {}),
   content: { [JSON_MEDIA_TYPE]: { schema: ref(schema) } },
 });
+
+/** An authorization in the request's API version: one document for both (docs/decisions). */
+const AUTHORIZATION_BY_VERSION: SchemaObject = {
+  oneOf: [ref('Authorization'), ref('LegacyAuthorization')],
+  description: `\`Authorization\` under ${CURRENT_API_VERSION}, \`LegacyAuthorization\` under ${LEGACY_API_VERSION}.`,
+};
 
 const AUTHORIZATION_FAMILIES = {
   primary: '/v1/prior-auth/authorizations',
@@ -991,7 +1130,7 @@ const COMMAND_CONFLICTS: readonly ErrorCode[] = ['idempotency_key_reused', 'idem
 function authorizationPaths(family: string, suffix: string, tag: string): oas31.PathsObject {
   const one = `${family}/{authorizationId}`;
   const authorization = (description: string, extra: Headers = {}) =>
-    jsonResponse(description, ref('Authorization'), { ETag: header('ETag'), ...extra });
+    jsonResponse(description, AUTHORIZATION_BY_VERSION, { ETag: header('ETag'), ...extra });
   const command = (description: string) =>
     authorization(description, { 'Idempotent-Replayed': header('IdempotentReplayed') });
   const precondition: ErrorCode[] = [
@@ -1013,7 +1152,15 @@ function authorizationPaths(family: string, suffix: string, tag: string): oas31.
           'the payer. `Location` names the path family the request used (a replay answers the stored ' +
           '`Location`, of the family the original request used).',
         parameters: [param('IdempotencyKeyRequired')],
-        requestBody: jsonBody('CreateAuthorizationRequest', true),
+        requestBody: {
+          required: true,
+          description: `The body of the request's API version; under ${LEGACY_API_VERSION} Idempotency-Key is optional.`,
+          content: {
+            [JSON_MEDIA_TYPE]: {
+              schema: { anyOf: [ref('CreateAuthorizationRequest'), ref('LegacyCreateAuthorizationRequest')] },
+            },
+          },
+        },
         command: true,
         responses: {
           201: authorization('The created authorization.', {
@@ -1041,7 +1188,12 @@ function authorizationPaths(family: string, suffix: string, tag: string): oas31.
           param('Limit'),
           param('Cursor'),
         ],
-        responses: { 200: jsonResponse('A page of authorizations.', ref('AuthorizationList')) },
+        responses: {
+          200: jsonResponse('A page of authorizations.', {
+            oneOf: [ref('AuthorizationList'), ref('LegacyAuthorizationList')],
+            description: `The shape of the request's API version (\`LegacyAuthorizationList\` under ${LEGACY_API_VERSION}).`,
+          }),
+        },
         errors: ['request_validation_failed', 'template_invalid'],
       }),
     },
@@ -1721,6 +1873,12 @@ organization and one environment (\`pa_sandbox_…\` or \`pa_live_…\`); a key 
 in the other. Another organization's or environment's objects answer 404. \`/health\`, this document at
 \`/openapi.json\`, \`/docs\`, the signed \`/blobs/…\` URLs, access-grant URLs (\`/grants/…\`) and the sandbox
 session pages they lead to need no key: the signed URL is the credential.
+
+**Versions.** Two API versions: \`${LEGACY_API_VERSION}\` (legacy shapes) and \`${CURRENT_API_VERSION}\`
+(current, the default). A request's version is its \`${API_VERSION_HEADER}\` header, else the version pinned on
+its API key; every \`/v1\` response names the version used in the same header. Responses that carry an
+authorization are \`oneOf\` the current and the legacy shape: the version decides which. The stored case is the
+same under both.
 
 **Requests.** A request that carries a body must send \`Content-Type: application/json\` (the sandbox session
 page's HTML form excepted; any other type or
