@@ -292,16 +292,31 @@ async function growTable(total: number): Promise<number> {
     }>;
     const count = counted[0]?.count ?? 0;
     await dataSource.query(`INSERT INTO organizations (id, name) VALUES ('org_bench_filler', 'Filler')`);
+    // Column by column from one seeded row (no per-row JSON work), with small documents in the copies.
+    const columns = (
+      (await dataSource.query(
+        `SELECT column_name AS name, data_type AS type FROM information_schema.columns
+         WHERE table_schema = current_schema() AND table_name = 'authorizations' ORDER BY ordinal_position`,
+      )) as Array<{ name: string; type: string }>
+    ).map(({ name, type }) => ({
+      name,
+      value:
+        name === 'id'
+          ? `'auth_filler_' || n`
+          : name === 'organization_id'
+            ? `'org_bench_filler'`
+            : name === 'review_snapshot_id'
+              ? 'NULL'
+              : ['questionnaire', 'questionnaire_response', 'requirements'].includes(name) && type === 'jsonb'
+                ? `'{}'::jsonb`
+                : `a.${name}`,
+    }));
     await dataSource.transaction(async (manager) => {
       await manager.query('SET LOCAL statement_timeout = 0');
       await manager.query(
-        `WITH base AS (SELECT to_jsonb(a) || jsonb_build_object('organization_id', 'org_bench_filler',
-             'review_snapshot_id', NULL, 'questionnaire', '{}'::jsonb, 'questionnaire_response', '{}'::jsonb,
-             'requirements', '{}'::jsonb) AS doc FROM authorizations a LIMIT 1)
-         INSERT INTO authorizations
-         SELECT (jsonb_populate_record(NULL::authorizations,
-           base.doc || jsonb_build_object('id', 'auth_filler_' || n))).*
-         FROM base, generate_series(1, $1) n`,
+        `INSERT INTO authorizations (${columns.map((column) => column.name).join(', ')})
+         SELECT ${columns.map((column) => column.value).join(', ')}
+         FROM (SELECT * FROM authorizations LIMIT 1) a, generate_series(1, $1) n`,
         [total],
       );
     });
