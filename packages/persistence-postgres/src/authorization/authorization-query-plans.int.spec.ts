@@ -91,7 +91,9 @@ afterAll(async () => {
 async function plannedScans(action: () => Promise<unknown>): Promise<PlanNode[]> {
   logger.queries.length = 0;
   await action();
-  const statement = logger.queries.find((q) => /^SELECT/i.test(q.sql) && /FROM "authorizations"/.test(q.sql));
+  const statement = logger.queries.find(
+    (q) => /^\s*SELECT/i.test(q.sql) && /FROM "?authorizations"?[\s)]/.test(q.sql),
+  );
   if (statement === undefined) throw new Error('the repository sent no SELECT on authorizations');
   const [row] = await dataSource.query(`EXPLAIN (FORMAT JSON) ${statement.sql}`, statement.parameters);
   const nodes = nodesOf((row['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan);
