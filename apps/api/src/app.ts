@@ -40,6 +40,8 @@ export function createApp(container: Container): Express {
   app.set('trust proxy', false);
 
   app.use(requestIdMiddleware);
+  // Before every check that can refuse a request, so each /v1 answer names a version (decision 17).
+  app.use('/v1', announceApiVersion);
   app.use(accessLogMiddleware(logger));
   app.use(helmet());
   app.use((_req, res, next) => {
@@ -72,7 +74,6 @@ export function createApp(container: Container): Express {
   app.use(docsRouter(openApiDocument));
 
   const v1 = express.Router();
-  v1.use(announceApiVersion);
   v1.use(authenticationMiddleware(container.get(ApiKeyAuthenticator), outage));
   v1.use(resolveApiVersion);
   v1.use(safeJsonBody);

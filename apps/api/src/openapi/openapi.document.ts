@@ -1190,7 +1190,8 @@ function authorizationPaths(family: string, suffix: string, tag: string): oas31.
         ],
         responses: {
           200: jsonResponse('A page of authorizations.', {
-            oneOf: [ref('AuthorizationList'), ref('LegacyAuthorizationList')],
+            // anyOf: an empty page is both.
+            anyOf: [ref('AuthorizationList'), ref('LegacyAuthorizationList')],
             description: `The shape of the request's API version (\`LegacyAuthorizationList\` under ${LEGACY_API_VERSION}).`,
           }),
         },

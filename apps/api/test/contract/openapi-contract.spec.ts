@@ -15,7 +15,11 @@ describe('OpenApiContract', () => {
     method: 'GET',
     path: '/v1/payers/payer_uhc',
     status: 200,
-    headers: { 'request-id': REQUEST_ID, 'content-type': 'application/json; charset=utf-8' },
+    headers: {
+      'request-id': REQUEST_ID,
+      'content-type': 'application/json; charset=utf-8',
+      'prior-auth-version': '2025-01-01',
+    },
     body: Buffer.from(JSON.stringify(overrides.json ?? {})),
     ...overrides,
   });
@@ -52,7 +56,10 @@ describe('OpenApiContract', () => {
   it('refuses a missing or invalid required header and an undocumented content type', () => {
     expect(
       contract.check(response({ json: payer, headers: { 'content-type': 'application/json' } })),
-    ).toEqual([expect.stringContaining('required header Request-Id is missing')]);
+    ).toEqual([
+      expect.stringContaining('required header Request-Id is missing'),
+      expect.stringContaining('required header Prior-Auth-Version is missing'),
+    ]);
     const retrieve = (etag: string | undefined) =>
       contract.check(
         response({
@@ -67,7 +74,14 @@ describe('OpenApiContract', () => {
     expect(retrieve('W/"1"')).toEqual(expect.arrayContaining([expect.stringContaining('header ETag')]));
     expect(
       contract.check(
-        response({ json: payer, headers: { 'request-id': REQUEST_ID, 'content-type': 'text/html' } }),
+        response({
+          json: payer,
+          headers: {
+            'request-id': REQUEST_ID,
+            'content-type': 'text/html',
+            'prior-auth-version': '2025-01-01',
+          },
+        }),
       ),
     ).toEqual([expect.stringContaining('Content-Type text/html is not documented')]);
   });
