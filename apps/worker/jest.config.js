@@ -1,9 +1,14 @@
 // Worker tests share one job queue: test files run one at a time so a worker started by one file never runs
-// another file's jobs.
+// another file's jobs. otplib's base32 and hash dependencies (the payer website's sign-in code) ship only ES
+// modules, which Jest's CommonJS runtime loads only once transformed.
 module.exports = require('../../jest.preset.js')(__dirname, {
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   maxWorkers: 1,
-  // Recovering a killed worker's job waits for its heartbeat to lapse (decision 0016).
-  testTimeout: 30_000,
+  transformIgnorePatterns: [
+    '/node_modules/(?!(\\.pnpm/[^/]+/node_modules/)?(pg-boss|serialize-error|non-error|@scure|@noble)/)',
+  ],
+  // Recovering a killed worker's job waits for its heartbeat to lapse (decision 0016); portal runs go through
+  // a real browser.
+  testTimeout: 60_000,
 });

@@ -8,6 +8,13 @@ import {
   type RuntimeSessions,
 } from '@prior-auth/domain';
 import {
+  PlaywrightPayerPortal,
+  SANDBOX_PAYER_DEMO_ACCOUNT,
+  SandboxPayerSitePage,
+  type ChromiumBrowser,
+  type PlaywrightPayerPortalOptions,
+} from '@prior-auth/payer-portal';
+import {
   KeysetCursors,
   PostgresIdempotencyStore,
   PURGE_IDEMPOTENCY_QUEUE,
@@ -36,6 +43,38 @@ export const MIN_SANDBOX_POLL_INTERVAL_MS = 1_000;
  */
 export function sandboxPipelineSettings(decisionDelayMs: number): Partial<PipelineSettings> {
   return { decisionPollIntervalMs: Math.max(decisionDelayMs, MIN_SANDBOX_POLL_INTERVAL_MS) };
+}
+
+/** The `channel` of sandbox receipts, as before the website existed (decision 0013). */
+export const SANDBOX_RECEIPT_CHANNEL = 'sandbox_portal';
+
+export interface SandboxPortalOptions {
+  /** The process's one browser (decision 0017); the caller closes it at shutdown. */
+  browser: ChromiumBrowser;
+  /** Where the simulated payer website answers (PAYER_SANDBOX_URL). */
+  siteUrl: string;
+  /** The verified bytes of an attached document, from the BlobStore. */
+  readAttachment: PlaywrightPayerPortalOptions['readAttachment'];
+  /** Screenshots after every step (default true); the confirmation and letter are always kept. */
+  stepScreenshots?: boolean;
+  /** How long a whole portal run may take (default the adapter's). */
+  runTimeoutMs?: number;
+}
+
+/**
+ * The sandbox's payer portal: the simulated payer website driven by the browser, signed in with its demo
+ * account (decision 0017). Every sandbox organization shares that account, as they share the sandbox.
+ */
+export function createSandboxPayerPortal(options: SandboxPortalOptions): PayerPortal {
+  return new PlaywrightPayerPortal({
+    browser: options.browser,
+    site: new SandboxPayerSitePage(options.siteUrl),
+    credentials: async () => SANDBOX_PAYER_DEMO_ACCOUNT,
+    readAttachment: options.readAttachment,
+    channel: SANDBOX_RECEIPT_CHANNEL,
+    ...(options.stepScreenshots === undefined ? {} : { stepScreenshots: options.stepScreenshots }),
+    ...(options.runTimeoutMs === undefined ? {} : { runTimeoutMs: options.runTimeoutMs }),
+  });
 }
 
 export interface WorkerCompositionOptions {

@@ -8,3 +8,4 @@ export * from './sites/payer-site.page';
 export * from './sites/sandbox-payer-site.account';
 export * from './sites/sandbox-payer-site.page';
 export * from './playwright-payer-portal';
+export * from './sites/sandbox-operator-site.page';

@@ -30,6 +30,8 @@ export interface RecordedCall {
  */
 export class SpyPayerPortal implements PayerPortal {
   readonly calls: RecordedCall[] = [];
+  /** The last case each authorization brought to the portal (what an operator would submit by hand). */
+  readonly cases = new Map<string, PortalCase>();
   before: ((method: PortalMethod, portalCase: PortalCase) => Promise<void>) | null = null;
 
   constructor(private readonly inner: PayerPortal) {}
@@ -93,6 +95,7 @@ export class SpyPayerPortal implements PayerPortal {
     referenceNumber: string | null = null,
   ): Promise<T> {
     if (this.before !== null) await this.before(method, portalCase);
+    this.cases.set(portalCase.authorizationId, portalCase);
     const recorded = { method, authorizationId: portalCase.authorizationId, idempotencyKey, referenceNumber };
     try {
       const result = await call();
