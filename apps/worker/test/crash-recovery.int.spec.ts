@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { SandboxPayerPortal, sandboxReferenceNumber } from '@prior-auth/payer-portal';
 import { JOB_TABLE } from '@prior-auth/persistence-postgres';
 import { Harness, TEST_SIGNING_SECRET } from './support/harness';
+import { PayerWebsite, PDF_DOCUMENT } from './support/payer-website';
 import { SpyPayerPortal } from './support/portals';
 
 /*
@@ -247,3 +248,53 @@ it('SIGTERM past the grace period releases the running job without using up its 
   const [process] = await h.jobs(ready.id);
   expect(process).toMatchObject({ attempts: 2, max_attempts: 2, state: 'completed' });
 }, 60_000);
+
+it('through the browser: a worker killed mid-submission leaves exactly one submission on the payer website', async () => {
+  const website = await PayerWebsite.start();
+  try {
+    // The worker process reads attached documents from its own file storage, as the API stored them.
+    const dataDir = mkdtempSync(join(tmpdir(), 'worker-crash-'));
+    const { process: worker } = await startWorkerProcess({
+      PRIOR_AUTH_DATA_DIR: dataDir,
+      PAYER_SANDBOX_URL: website.url,
+      BROWSER_EXECUTABLE_PATH: process.env.WORKER_TEST_BROWSER!,
+      SANDBOX_PORTAL_LATENCY_MS: '0',
+    });
+    const ready = await h.readyCase('SBX-APPROVED');
+    const files: Array<{ storage_key: string }> = await h.dataSource.query(
+      'SELECT storage_key FROM files WHERE organization_id = $1',
+      [h.organizationId],
+    );
+    for (const { storage_key: key } of files) {
+      const path = join(dataDir, 'blobs', ...key.split('/'));
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, PDF_DOCUMENT);
+    }
+    await h.confirm(ready.id);
+
+    // The boundary is committed right before the submit run starts in the browser: killed inside that run.
+    const crossed = await h.waitFor(
+      ready.id,
+      (a) => a.finalBoundaryCrossedAt !== null,
+      'past the boundary',
+      60_000,
+    );
+    const exited = new Promise((resolve) => worker.once('exit', (_code, signal) => resolve(signal)));
+    worker.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    expect((await h.get(ready.id)).submission.payerReceipt).toBeNull();
+
+    const spy = new SpyPayerPortal(website.portal());
+    await h.startWorker({ portal: spy });
+    const done = await h.waitForStatus(ready.id, 'completed', 120_000);
+
+    expect(done.outcome).toBe('approved');
+    const key = `${ready.id}:${crossed.finalBoundaryCrossedAt!.getTime().toString(36)}`;
+    expect(spy.callsTo('submit', ready.id).map((c) => c.idempotencyKey)).toEqual([key]);
+    expect(await PayerWebsite.submissionCount(h.dataSource, key)).toBe(1);
+    const events = await h.eventTypes(ready.id);
+    expect(events.filter((e) => e === 'authorization.receipt_recorded')).toHaveLength(1);
+  } finally {
+    await website.close();
+  }
+}, 240_000);
