@@ -192,10 +192,10 @@ describe('malformed authorization requests', () => {
     ],
     [
       'an unknown answer field',
-      answers({ valueInteger: 3 }),
+      answers({ valueAttachment: { url: 'x' } }),
       [
         {
-          location: ['body', 'questionnaireResponse', 'item', '0', 'answer', '0', 'valueInteger'],
+          location: ['body', 'questionnaireResponse', 'item', '0', 'answer', '0', 'valueAttachment'],
           errorType: 'unknown_field',
         },
         { location: ['body', 'questionnaireResponse', 'item', '0', 'answer', '0'], errorType: 'value_error' },

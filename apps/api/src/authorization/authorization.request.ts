@@ -12,6 +12,7 @@ import {
   IsArray,
   IsBoolean,
   IsDefined,
+  IsInt,
   IsIn,
   IsNotEmpty,
   IsNumber,
@@ -88,6 +89,14 @@ export class CodingRequest {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(MAX_LINK_ID_LENGTH) code!: string;
 }
 
+/** A FHIR Quantity answer: the unit is checked against the item's `units` by the requirements engine. */
+export class QuantityRequest {
+  @IsDefined() @IsNumber({ allowNaN: false, allowInfinity: false }) value!: number;
+  @IsOptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(MAX_LINK_ID_LENGTH) unit?: string;
+  @IsOptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(MAX_ANSWER_STRING_LENGTH) system?: string;
+  @IsOptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(MAX_LINK_ID_LENGTH) code?: string;
+}
+
 /** Exactly one value field is set; that rule spans fields, so `answerIssues` checks it. */
 export class AnswerRequest {
   @IsOptionalNotNull() @IsString() @MaxLength(MAX_ANSWER_STRING_LENGTH) valueString?: string;
@@ -101,6 +110,19 @@ export class AnswerRequest {
   @ValidateNested()
   @Type(() => CodingRequest)
   valueCoding?: CodingRequest;
+
+  /** Whole-number and measured answers of `decimal` items whose `valueType` says so (docs/decisions/0018). */
+  @IsOptionalNotNull() @IsInt() valueInteger?: number;
+
+  @IsOptionalNotNull()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => QuantityRequest)
+  valueQuantity?: QuantityRequest;
+
+  /** Format checks (`hh:mm[:ss]`, ISO 8601 date-time) are the requirements engine's, like `valueDate`. */
+  @IsOptionalNotNull() @IsString() @MaxLength(32) valueTime?: string;
+  @IsOptionalNotNull() @IsString() @MaxLength(64) valueDateTime?: string;
 }
 
 export class QuestionnaireResponseItemRequest {
@@ -215,12 +237,16 @@ export class ListAuthorizationsQuery {
 
 // ---- rules across fields ---------------------------------------------------------------------------------
 
-const ANSWER_VALUE_FIELDS = [
+export const ANSWER_VALUE_FIELDS = [
   'valueString',
   'valueBoolean',
   'valueDate',
   'valueDecimal',
   'valueCoding',
+  'valueInteger',
+  'valueQuantity',
+  'valueTime',
+  'valueDateTime',
 ] as const;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -260,6 +286,20 @@ function toAnswer(answer: AnswerRequest): Answer {
   if (answer.valueBoolean !== undefined) return { valueBoolean: answer.valueBoolean };
   if (answer.valueDate !== undefined) return { valueDate: answer.valueDate };
   if (answer.valueDecimal !== undefined) return { valueDecimal: answer.valueDecimal };
+  if (answer.valueInteger !== undefined) return { valueInteger: answer.valueInteger };
+  if (answer.valueQuantity !== undefined) {
+    const { value, unit, system, code } = answer.valueQuantity;
+    return {
+      valueQuantity: {
+        value,
+        ...(unit !== undefined ? { unit } : {}),
+        ...(system !== undefined ? { system } : {}),
+        ...(code !== undefined ? { code } : {}),
+      },
+    };
+  }
+  if (answer.valueTime !== undefined) return { valueTime: answer.valueTime };
+  if (answer.valueDateTime !== undefined) return { valueDateTime: answer.valueDateTime };
   return { valueCoding: { code: answer.valueCoding!.code } };
 }
 

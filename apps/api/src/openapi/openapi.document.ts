@@ -14,6 +14,7 @@ import {
   type QuestionnaireItemTemplate,
   type ReconciliationState,
   type ReviewSnapshotStatus,
+  type ValueType,
   MANUAL_HANDOFF_RESULTS,
   MANUAL_HANDOFF_STATES,
   REPORTED_OUTCOMES,
@@ -27,6 +28,7 @@ import {
 } from '@prior-auth/platform';
 import type { oas31 } from 'openapi3-ts';
 import {
+  ANSWER_VALUE_FIELDS,
   FINAL_SUBMISSION_POLICIES,
   MAX_ANSWER_STRING_LENGTH,
   MAX_ANSWERS_PER_ITEM,
@@ -104,6 +106,7 @@ const ANSWER_TYPES = membersOf<AnswerType>({
   decimal: true,
   coding: true,
 });
+const VALUE_TYPES = membersOf<ValueType>({ integer: true, quantity: true, time: true, dateTime: true });
 const ISSUE_SEVERITIES = membersOf<IssueSeverity>({ error: true, warning: true, info: true });
 const COMPARISON_OPERATORS = membersOf<ComparisonOperator>({
   '=': true,
@@ -259,11 +262,32 @@ const answer = (input: boolean): SchemaObject => ({
       valueCoding: input
         ? object({ code: string({ minLength: 1, maxLength: MAX_LINK_ID_LENGTH }) })
         : ref('Coding'),
+      valueInteger: integer({ description: 'A whole number, for `decimal` items of `valueType` `integer`.' }),
+      valueQuantity: object(
+        {
+          value: number(),
+          unit: string({ minLength: 1, ...(input ? { maxLength: MAX_LINK_ID_LENGTH } : {}) }),
+          system: string({ minLength: 1, ...(input ? { maxLength: MAX_ANSWER_STRING_LENGTH } : {}) }),
+          code: string({ minLength: 1, ...(input ? { maxLength: MAX_LINK_ID_LENGTH } : {}) }),
+        },
+        {
+          optional: ['unit', 'system', 'code'],
+          description:
+            'For `decimal` items of `valueType` `quantity`; the unit must be among the item’s `units`.',
+        },
+      ),
+      valueTime: string({
+        ...(input ? { maxLength: 32 } : {}),
+        description: '`hh:mm[:ss]`, for `string` items of `valueType` `time`.',
+      }),
+      valueDateTime: string({
+        ...(input ? { maxLength: 64 } : {}),
+        description: 'ISO 8601 date-time, for `date` items of `valueType` `dateTime`.',
+      }),
     },
     {
-      optional: ['valueString', 'valueBoolean', 'valueDate', 'valueDecimal', 'valueCoding'],
-      description:
-        'Exactly one of `valueString`, `valueBoolean`, `valueDate`, `valueDecimal`, `valueCoding`.',
+      optional: [...ANSWER_VALUE_FIELDS],
+      description: `Exactly one of ${ANSWER_VALUE_FIELDS.map((field) => `\`${field}\``).join(', ')}.`,
     },
   ),
   minProperties: 1,
@@ -464,6 +488,12 @@ const schemas: Record<SchemaName, SchemaObject> = {
       required: boolean(),
       answerType: enumOf(ANSWER_TYPES),
       repeats: boolean({ description: 'Several answers allowed.' }),
+      valueType: enumOf(VALUE_TYPES, {
+        description:
+          'Refines `answerType`: `integer` and `quantity` (`decimal`), `time` (`string`), `dateTime` (`date`).',
+      }),
+      units: arrayOf(ref('Coding'), { description: 'The units a `valueQuantity` answer may carry.' }),
+      minLength: integer({ minimum: 0 }),
       options: arrayOf(ref('AnswerOption'), { description: 'Allowed coded values.' }),
       answerConstraint: enumOf(ANSWER_CONSTRAINTS, {
         description: '`optionsOrString` also accepts a free-text `valueString` (FHIR open-choice).',
@@ -483,6 +513,9 @@ const schemas: Record<SchemaName, SchemaObject> = {
     {
       optional: [
         'repeats',
+        'valueType',
+        'units',
+        'minLength',
         'options',
         'answerConstraint',
         'pattern',
