@@ -65,10 +65,10 @@ export class PayerWebsite {
     }
   }
 
-  /** The sandbox portal a worker submits through: this website, this browser. */
-  portal(): PayerPortal {
+  /** The sandbox portal a worker submits through: this website, this file's browser unless another is given. */
+  portal(browser: ChromiumBrowser = this.browser): PayerPortal {
     return createSandboxPayerPortal({
-      browser: this.browser,
+      browser,
       siteUrl: this.url,
       readAttachment: async () => PDF_DOCUMENT,
       // Step screenshots cost a third of a run; the confirmation and the letter are always kept.
