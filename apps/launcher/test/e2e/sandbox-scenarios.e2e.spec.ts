@@ -128,7 +128,13 @@ it.concurrent.each(POLICIES)(
       submission: { payerReceipt: null, decision: null },
     });
     expectReviewAfterSubmission(done, policy);
-    // A permanent refusal is not retried: the one processing run failed the case.
+    // A permanent refusal is not retried: the one processing run failed the case. Its log line follows the
+    // commit the API already shows.
+    await stack.waitForWorkerRecords(
+      (r) => r.authorizationId === journey.id && r.type === 'process' && r.outcome === 'failed',
+      1,
+      'the failing run',
+    );
     const runs = stack
       .workerRecords()
       .filter((r) => r.authorizationId === journey.id && r.type === 'process');

@@ -50,6 +50,12 @@ it('every case of a batch is submitted once, gets one receipt and one decision',
 
   // The workers' own account: every job ran to completion once, and each case was submitted once.
   const ids = new Set(journeys.map((j) => j.id));
+  // Each decision's log line follows the commit the API already shows.
+  await stack.waitForWorkerRecords(
+    (r) => ids.has(String(r.authorizationId)) && r.outcome === 'decision_recorded',
+    BATCH_SIZE,
+    'decisions',
+  );
   const records = stack.workerRecords().filter((r) => ids.has(String(r.authorizationId)));
   const completed = records.filter((r) => r.msg === 'job completed');
   expect(records.filter((r) => r.msg !== 'job completed')).toEqual([]);

@@ -142,12 +142,27 @@ export class StackHarness {
     );
     this.workers.push(...workers);
     await Promise.all([
-      api.waitForLog(
-        (r) => typeof r.msg === 'string' && r.msg.startsWith('API listening on'),
-        'its ready line',
-      ),
+      this.apiAnswering(api),
       ...workers.map((w) => w.waitForLog((r) => r.msg === 'worker ready', 'its ready line')),
     ]);
+  }
+
+  /**
+   * The API is ready once `/health` answers: its log is buffered (packages/platform/src/logger.ts), so its
+   * ready line may come late.
+   */
+  private async apiAnswering(api: AppProcess): Promise<void> {
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    for (;;) {
+      if (!api.running) throw new Error(`api exited before answering\n${api.tail()}`);
+      const status = await fetch(`${this.baseUrl}/health`).then(
+        (response) => response.status,
+        () => 0,
+      );
+      if (status === 200) return;
+      if (Date.now() > deadline) throw new Error(`api did not answer /health in time\n${api.tail()}`);
+      await new Promise((wait) => setTimeout(wait, 100));
+    }
   }
 
   async stop(): Promise<void> {
