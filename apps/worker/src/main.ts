@@ -105,6 +105,8 @@ async function main(): Promise<void> {
       ids,
     }),
     signingSecret,
+    // Log lines are buffered (packages/platform/src/logger.ts): a settled job's lines go out with it.
+    onJobSettled: () => logger.flush(),
   });
   await worker.start();
   logger.info(
