@@ -7,8 +7,10 @@ export type { Logger } from 'pino';
  * line of defence for headers that might be logged by accident. `destination` lets tests capture the lines.
  *
  * Without a destination, lines go to standard output through pino's asynchronous destination: a synchronous
- * write per line cost about a quarter of the API's CPU under load (docs/performance.md). Buffered lines are
- * written when `flushLogger` is awaited at shutdown, and synchronously if the process exits first.
+ * write per line cost about a quarter of the API's CPU under load (docs/performance.md). Lines queue only
+ * while a write is in flight (no minimum batch), so an idle process's lines still appear at once for operators
+ * and supervisors; queued lines are written when `flushLogger` is awaited at shutdown, and synchronously if the
+ * process exits first.
  */
 export function createLogger(options: {
   name: string;
@@ -26,7 +28,7 @@ export function createLogger(options: {
         censor: '[redacted]',
       },
     },
-    options.destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 }),
+    options.destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }
 
