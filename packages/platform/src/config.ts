@@ -54,7 +54,6 @@ export const configSchema = z.object({
   // Where the sandbox's portal runs reach the simulated payer website; unset → localhost on PAYER_SANDBOX_PORT.
   PAYER_SANDBOX_URL: z.string().trim().url('must be an absolute http(s) URL').optional(),
   WORKER_CONCURRENCY: integer(1, 64).default('4'),
-  WORKER_LEASE_MS: integer(1_000, 3_600_000).default('60000'),
   WORKER_POLL_INTERVAL_MS: integer(10, 60_000).default('500'),
   SHUTDOWN_GRACE_MS: integer(0, 120_000).default('10000'),
 });
