@@ -51,7 +51,7 @@ export const configSchema = z.object({
     .refine((value) => value.startsWith('/'), 'must be an absolute path')
     .optional(),
   PAYER_SANDBOX_PORT: integer(0, 65535).default('3100'),
-  // Where the sandbox's portal runs reach the simulated payer website; unset → localhost on PAYER_SANDBOX_PORT.
+  // Where the worker's sandbox portal runs reach the simulated payer website; unset → the stateless simulator.
   PAYER_SANDBOX_URL: z.string().trim().url('must be an absolute http(s) URL').optional(),
   WORKER_CONCURRENCY: integer(1, 64).default('4'),
   WORKER_POLL_INTERVAL_MS: integer(10, 60_000).default('500'),
