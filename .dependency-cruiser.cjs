@@ -2,12 +2,16 @@
  * Architecture boundaries of the hexagon, checked in CI:
  * - the domain imports nothing but itself (no framework, no Node I/O, no other package);
  * - an adapter never imports another adapter or an app;
- * - nothing imports an app.
+ * - nothing imports an app;
+ * - only tests import the domain's test doubles and fixtures (`@prior-auth/domain/testing`);
+ * - only tests import packages/test-support.
  * `.ci/boundary-fixtures` holds deliberate violations that CI checks are caught.
  */
 const ADAPTERS = '(persistence-postgres|blob-storage|payer-portal|grants)';
 const DOMAIN = '^(packages/domain/src|\\.ci/boundary-fixtures/domain)/';
 const TESTS = '(\\.spec\\.ts$|/testing/)';
+/** Test files anywhere: specs, test helpers in `testing/` folders, and packages' and apps' `test/` folders. */
+const ANY_TEST = '(\\.spec\\.ts$|/testing/|^(apps|packages)/[^/]+/test/)';
 
 module.exports = {
   forbidden: [
@@ -52,6 +56,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^(packages|\\.ci/boundary-fixtures)/' },
       to: { path: '^apps/' },
+    },
+    {
+      name: 'production-imports-domain-testing',
+      comment: 'The domain exports its test doubles for tests only; production code never loads them.',
+      severity: 'error',
+      from: { pathNot: ANY_TEST },
+      to: { path: '^packages/domain/src/(testing|[a-z-]+/testing)/' },
+    },
+    {
+      name: 'production-imports-test-support',
+      comment: "packages/test-support holds what the apps' tests share; production code never loads it.",
+      severity: 'error',
+      from: { pathNot: `${ANY_TEST}|^packages/test-support/` },
+      to: { path: '^packages/test-support/' },
     },
     {
       name: 'app-imports-other-app',

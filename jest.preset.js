@@ -32,6 +32,7 @@ module.exports = (packageDir, overrides = {}) => ({
   ],
   moduleNameMapper: {
     '^@prior-auth/([a-z-]+)$': path.join(__dirname, 'packages/$1/src'),
+    '^@prior-auth/domain/testing$': path.join(__dirname, 'packages/domain/src/testing'),
   },
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
   reporters: ['default', path.join(__dirname, '.ci/jest-summary-reporter.js')],

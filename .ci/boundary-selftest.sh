@@ -11,6 +11,8 @@ expected=(
   "domain-imports-other-workspace-code: .ci/boundary-fixtures/domain/imports-adapter.ts"
   "adapter-imports-adapter: .ci/boundary-fixtures/adapters/persistence-postgres/imports-other-adapter.ts"
   "import-of-app: .ci/boundary-fixtures/adapters/persistence-postgres/imports-app.ts"
+  "production-imports-domain-testing: .ci/boundary-fixtures/adapters/persistence-postgres/imports-domain-testing.ts"
+  "production-imports-test-support: .ci/boundary-fixtures/adapters/persistence-postgres/imports-test-support.ts"
 )
 failed=0
 if [ "$status" -eq 0 ]; then echo "boundary self-test: the checker accepted deliberate violations"; failed=1; fi

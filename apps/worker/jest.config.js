@@ -8,7 +8,7 @@ module.exports = require('../../jest.preset.js')(__dirname, {
   transformIgnorePatterns: [
     '/node_modules/(?!(\\.pnpm/[^/]+/node_modules/)?(pg-boss|serialize-error|non-error|@scure|@noble)/)',
   ],
-  // Recovering a killed worker's job waits for its heartbeat to lapse (decision 0016); portal runs go through
-  // a real browser.
-  testTimeout: 60_000,
+  // Recovering a killed worker's job waits for its heartbeat to lapse (decision 0016); every portal run goes
+  // through a real browser (decision 0022).
+  testTimeout: 120_000,
 });

@@ -1,10 +1,18 @@
 import {
   bootstrapDatabase,
   isDatabaseUnavailable,
+  startJobBoss,
   TypeOrmOrganizationDirectory,
   type BootstrappedDatabase,
+  type JobBoss,
 } from '@prior-auth/persistence-postgres';
-import { ConfigError, dataDir, isProvisioningError, loadConfig } from '@prior-auth/platform';
+import {
+  ConfigError,
+  credentialsCipher,
+  dataDir,
+  isProvisioningError,
+  loadConfig,
+} from '@prior-auth/platform';
 import { CommanderError } from 'commander';
 import { buildCli, type CliIo } from './cli';
 
@@ -21,6 +29,7 @@ export async function runAdmin(
   env: Record<string, string | undefined> = process.env,
 ): Promise<number> {
   let database: BootstrappedDatabase | undefined;
+  let jobBoss: JobBoss | undefined;
   try {
     const config = loadConfig(env);
     // Opened lazily so `--help` and argument errors need no database.
@@ -34,7 +43,25 @@ export async function runAdmin(
       }));
     const directory = async () => new TypeOrmOrganizationDirectory((await open()).dataSource);
     const catalog = async () => (await open()).dataSource;
-    await buildCli(directory, io, catalog).parseAsync([...argv]);
+    // The key is asked for only by a command that seals a secret (a missing one is a ConfigError then).
+    const portal = async () => ({
+      dataSource: (await open()).dataSource,
+      cipher: () => credentialsCipher(config),
+    });
+    const queue = async () => {
+      const opened = await open();
+      return {
+        dataSource: opened.dataSource,
+        jobBoss: async () =>
+          (jobBoss ??= await startJobBoss({
+            connectionString: opened.url,
+            role: 'producer',
+            poolSize: 1,
+            applicationName: 'prior-auth-admin-jobs',
+          })),
+      };
+    };
+    await buildCli(directory, io, catalog, portal, queue).parseAsync([...argv]);
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
@@ -49,6 +76,7 @@ export async function runAdmin(
     io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   } finally {
+    await jobBoss?.stop({ graceful: false }).catch(() => undefined);
     await database?.close().catch(() => undefined);
   }
 }

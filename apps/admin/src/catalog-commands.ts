@@ -176,20 +176,31 @@ export function addCatalogCommands(
         `${route.id} (${route.imported ? 'imported' : 'shipped'})`,
         `  selection: ${s.payerId} ${s.insuranceState} ${s.serviceType} ${s.serviceCodeSystem} ${s.serviceCode}`,
         `  template: "${q.title}" (${q.id}) version ${q.version}; ${summary(q)}`,
-        ...q.groups.flatMap((group) => [
-          `  [${group.id}] ${group.title}`,
-          ...group.items.map(
-            (item) =>
+        ...q.groups.flatMap((group) => {
+          // Display texts appear before the item at their position (after the last item when at the end).
+          const displaysAt = (position: number) =>
+            (group.displays ?? [])
+              .filter((display) => display.position === position)
+              .map(
+                (display) =>
+                  `    ${display.linkId} (text${display.hiddenWhen ? ', when enabled' : ''}): ${display.text}`,
+              );
+          return [
+            `  [${group.id}] ${group.title}`,
+            ...group.items.flatMap((item, index) => [
+              ...displaysAt(index),
               `    ${item.linkId} (${item.valueType ?? item.answerType}${item.repeats ? ', repeats' : ''}${
                 item.required ? ', required' : item.requiredWhen ? ', required when enabled' : ''
               }): ${item.text}`,
-          ),
-        ]),
+            ]),
+            ...displaysAt(group.items.length),
+          ];
+        }),
         ...(q.groupRules ?? []).map(
           (rule) =>
             `  group ${rule.linkId}: ${[
               rule.required || rule.requiredWhen ? 'needs an answer' : '',
-              rule.repeats ? 'repeats' : '',
+              rule.repeats ? 'repeats (answers carry their instance)' : '',
             ]
               .filter(Boolean)
               .join(', ')} (${rule.linkIds.join(', ')})`,
@@ -250,5 +261,6 @@ function summary(questionnaire: QuestionnaireTemplate): string {
   const rules = questionnaire.groupRules ?? [];
   const requiredGroups = rules.filter((rule) => rule.required || rule.requiredWhen !== undefined).length;
   const repeating = rules.filter((rule) => rule.repeats).length;
-  return `${questionnaire.groups.length} groups, ${items.length} questions (${required} required, some only while enabled), ${requiredGroups} required and ${repeating} repeating FHIR groups`;
+  const displays = questionnaire.groups.reduce((count, group) => count + (group.displays?.length ?? 0), 0);
+  return `${questionnaire.groups.length} groups, ${items.length} questions (${required} required, some only while enabled), ${requiredGroups} required and ${repeating} repeating FHIR groups, ${displays} display texts`;
 }

@@ -7,14 +7,20 @@ import {
   issueApiKey,
   ProvisioningError,
   RandomIdGenerator,
+  rotateApiKey,
   type ApiVersion,
 } from '@prior-auth/platform';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { addAuditCommands } from './audit-commands';
 import { addCatalogCommands, type CatalogDatabase } from './catalog-commands';
+import { addPortalCommands, type PortalDatabase } from './portal-commands';
+import { addQueueCommands, type QueueDatabase } from './queue-commands';
 
 export interface CliIo {
   out(text: string): void;
   err(text: string): void;
+  /** All of stdin, for secrets (`--password-stdin`); absent where there is none. */
+  readStdin?(): Promise<string>;
 }
 
 const environmentOption = (value: string): Environment => {
@@ -28,20 +34,42 @@ const apiVersionOption = (value: string): ApiVersion => {
   return value;
 };
 
+const DURATION = /^(\d+)(s|m|h|d)?$/;
+const DURATION_UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `--overlap`: `0`, or a whole number of seconds, minutes, hours or days (`90s`, `30m`, `24h`, `7d`). */
+const durationOption = (value: string): number => {
+  const match = DURATION.exec(value.trim());
+  if (!match || (match[2] === undefined && match[1] !== '0'))
+    throw new InvalidArgumentError('must be 0 or a duration such as 30m, 24h or 7d');
+  return Number(match[1]) * (match[2] ? DURATION_UNIT_MS[match[2] as keyof typeof DURATION_UNIT_MS] : 0);
+};
+
+const keyState = (key: { revokedAt: Date | null; expiresAt: Date | null }, now = new Date()): string => {
+  if (key.revokedAt) return `revoked ${key.revokedAt.toISOString()}`;
+  if (key.expiresAt && key.expiresAt <= now) return `expired ${key.expiresAt.toISOString()}`;
+  if (key.expiresAt) return `expires ${key.expiresAt.toISOString()}`;
+  return 'active';
+};
+
 const print = (io: CliIo, json: boolean | undefined, value: unknown, human: string) =>
   io.out(json ? JSON.stringify(value) : human);
 
 /**
- * The admin commands (decision 9). Secrets are printed once, on stdout; progress and hints go to stderr so
+ * The admin commands (decision 0024). Secrets are printed once, on stdout; progress and hints go to stderr so
  * `--json` output can be piped.
  */
 export function buildCli(
   directory: () => Promise<OrganizationDirectory>,
   io: CliIo,
   catalogDatabase?: () => Promise<CatalogDatabase>,
+  portalDatabase?: () => Promise<PortalDatabase>,
+  queueDatabase?: () => Promise<QueueDatabase>,
 ): Command {
   const program = new Command('admin')
-    .description('Manage organizations, provider NPIs, API keys and the payer route catalog')
+    .description(
+      'Manage organizations, provider NPIs, API keys, the payer route catalog and payer portal access',
+    )
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
 
@@ -69,6 +97,7 @@ export function buildCli(
   const org = program.command('org').description('organizations');
   org
     .command('create')
+    .description('create an organization (no NPI, no key)')
     .requiredOption('--name <name>', 'organization name')
     .option('--json', 'print JSON only')
     .action(async (options: { name: string; json?: boolean }) => {
@@ -82,6 +111,7 @@ export function buildCli(
     });
   org
     .command('list')
+    .description('list every organization')
     .option('--json', 'print JSON only')
     .action(async (options: { json?: boolean }) => {
       const list = await (await directory()).listOrganizations();
@@ -96,6 +126,7 @@ export function buildCli(
   const npi = program.command('npi').description('provider NPIs of an organization');
   npi
     .command('add')
+    .description('register a provider NPI for an organization (check digit validated)')
     .requiredOption('--org <organizationId>')
     .requiredOption('--npi <npi>')
     .action(async (options: { org: string; npi: string }) => {
@@ -108,6 +139,7 @@ export function buildCli(
     });
   npi
     .command('remove')
+    .description('remove a provider NPI from an organization')
     .requiredOption('--org <organizationId>')
     .requiredOption('--npi <npi>')
     .action(async (options: { org: string; npi: string }) => {
@@ -117,16 +149,21 @@ export function buildCli(
     });
   npi
     .command('list')
+    .description("list an organization's provider NPIs")
     .requiredOption('--org <organizationId>')
     .option('--json', 'print JSON only')
     .action(async (options: { org: string; json?: boolean }) => {
-      const list = await (await directory()).listProviderNpis(options.org);
+      const dir = await directory();
+      if (!(await dir.findOrganization(options.org)))
+        throw new ProvisioningError(`organization ${options.org} does not exist`);
+      const list = await dir.listProviderNpis(options.org);
       print(io, options.json, list, list.join('\n') || '(none)');
     });
 
   const key = program.command('key').description('API keys');
   key
     .command('create')
+    .description('issue an API key for one environment (the secret is printed once)')
     .requiredOption('--org <organizationId>')
     .requiredOption('--env <environment>', 'sandbox or production', environmentOption)
     .option(
@@ -134,23 +171,34 @@ export function buildCli(
       `pinned API version (${API_VERSIONS.join(' or ')}); default: the current one`,
       apiVersionOption,
     )
+    .option('--label <label>', 'what the organization calls the key (shown by key list)')
     .option('--json', 'print JSON only')
-    .action(async (options: { org: string; env: Environment; apiVersion?: ApiVersion; json?: boolean }) => {
-      const issued = await issueApiKey(
-        await directory(),
-        options.org,
-        options.env,
-        options.apiVersion ?? null,
-      );
-      print(
-        io,
-        options.json,
-        issued,
-        `${options.env} key ${issued.id}: ${issued.secret}\nStore it now: it is not shown again.`,
-      );
-    });
+    .action(
+      async (options: {
+        org: string;
+        env: Environment;
+        apiVersion?: ApiVersion;
+        label?: string;
+        json?: boolean;
+      }) => {
+        const issued = await issueApiKey(
+          await directory(),
+          options.org,
+          options.env,
+          options.apiVersion ?? null,
+          options.label ?? null,
+        );
+        print(
+          io,
+          options.json,
+          issued,
+          `${options.env} key ${issued.id}: ${issued.secret}\nStore it now: it is not shown again.`,
+        );
+      },
+    );
   key
     .command('list')
+    .description("list an organization's API keys (never their secrets)")
     .requiredOption('--org <organizationId>')
     .option('--json', 'print JSON only')
     .action(async (options: { org: string; json?: boolean }) => {
@@ -160,15 +208,48 @@ export function buildCli(
         options.json,
         list,
         list
-          .map(
-            (k) =>
-              `${k.id}\t${k.environment}\t${k.displayPrefix}…\t${k.apiVersion ?? 'current'}\t${k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active'}`,
+          .map((k) =>
+            [
+              k.id,
+              k.environment,
+              `${k.displayPrefix}…`,
+              k.apiVersion ?? 'current',
+              keyState(k),
+              k.lastUsedAt ? `last used ${k.lastUsedAt.toISOString()}` : 'never used',
+              k.label ?? '',
+            ]
+              .join('\t')
+              .trimEnd(),
           )
           .join('\n') || '(none)',
       );
     });
   key
+    .command('rotate')
+    .description('issue a new secret for a key; the old one keeps working for the overlap, then expires')
+    .argument('<keyId>')
+    .addOption(
+      new Option('--overlap <duration>', 'how long the old secret still works: 0, 30m, 24h, 7d (at most 30d)')
+        .argParser(durationOption)
+        .default(24 * 3_600_000, '24h'),
+    )
+    .option('--label <label>', "the new key's label (default: the old key's)")
+    .option('--json', 'print JSON only')
+    .action(async (keyId: string, options: { overlap: number; label?: string; json?: boolean }) => {
+      const rotated = await rotateApiKey(await directory(), keyId, options.overlap, options.label);
+      print(
+        io,
+        options.json,
+        { ...rotated, oldKeyExpiresAt: rotated.oldKeyExpiresAt.toISOString() },
+        [
+          `${rotated.environment} key ${rotated.id}: ${rotated.secret}`,
+          `Store it now: it is not shown again. Key ${keyId} stops working at ${rotated.oldKeyExpiresAt.toISOString()}.`,
+        ].join('\n'),
+      );
+    });
+  key
     .command('revoke')
+    .description('revoke an API key at once')
     .argument('<keyId>')
     .action(async (keyId: string) => {
       if (!(await (await directory()).revokeApiKey(keyId)))
@@ -177,5 +258,8 @@ export function buildCli(
     });
 
   if (catalogDatabase) addCatalogCommands(program, catalogDatabase, io);
+  if (catalogDatabase) addAuditCommands(program, catalogDatabase, io);
+  if (portalDatabase) addPortalCommands(program, portalDatabase, io);
+  if (queueDatabase) addQueueCommands(program, queueDatabase, io);
   return program;
 }

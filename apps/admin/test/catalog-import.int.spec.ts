@@ -117,6 +117,35 @@ describe('admin catalog import', () => {
     expect(show.out).toContain('b (string): b');
   });
 
+  it('shows a repeating group whose answers carry their instance, and display texts in place', async () => {
+    const file = writeForm('devices.json', {
+      resourceType: 'Questionnaire',
+      id: 'devices',
+      title: 'Devices',
+      item: [
+        {
+          linkId: 'devices',
+          type: 'group',
+          text: 'Devices',
+          repeats: true,
+          item: [
+            { linkId: 'devices.note', type: 'display', text: 'One entry per device' },
+            { linkId: 'devices.name', type: 'string', text: 'Name', required: true },
+          ],
+        },
+      ],
+    });
+    const imported = await run('catalog', 'import', file, ...selection('A4010'));
+    expect(imported.error).toBeUndefined();
+    expect(imported.out).toContain('1 repeating FHIR groups, 1 display texts');
+    expect(imported.err).not.toMatch(/repeating_group_flattened/);
+    const show = await run('catalog', 'show', 'route_uhc_ca_hcpcs_a4010');
+    expect(show.out).toMatch(
+      /devices\.note \(text\): One entry per device\n\s+devices\.name \(string, required\): Name/,
+    );
+    expect(show.out).toContain('group devices: repeats (answers carry their instance) (devices.name)');
+  });
+
   it.each([
     ['not JSON', '{"resourceType": ', /is not JSON/],
     ['not a Questionnaire', { resourceType: 'Patient' }, /expected a FHIR R4 Questionnaire resource/],
@@ -215,7 +244,7 @@ describeWithFixtures('admin catalog import of the real FHIR forms', () => {
   it.each([
     ['cds-library-Questionnaire-R4-HomeOxygenTherapy.json', 'E1391', /sub_questionnaire_dropped/],
     ['cds-library-Questionnaire-R4-HomeBloodGlucoseMonitorOrder.json', 'E2100', /expression_dropped/],
-    ['cds-library-Questionnaire-R4-LowerLimbProsthesis.json', 'L5301', /display_item_dropped/],
+    ['cds-library-Questionnaire-R4-LowerLimbProsthesis.json', 'L5301', /display_item_required/],
     ['lforms-enableWhen-test.R4.json', 'A9999', /enableWhenExpression|expression_dropped/],
   ])('imports %s with its warnings', async (file, code, warning) => {
     const result = await run('catalog', 'import', path.join(FIXTURES, file), ...selection(code));

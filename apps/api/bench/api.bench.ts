@@ -218,6 +218,9 @@ async function startApi(
       LOG_LEVEL: 'info',
       SIGNING_SECRET: 'bench-signing-secret-bench-signing-secret',
       PRIOR_AUTH_DATA_DIR: join(tmpdir(), 'prior-auth-bench-data'),
+      // One key drives every pass at full speed: a budget it never reaches, still counted (decision 0035).
+      RATE_LIMIT_PER_SECOND: '1000000',
+      RATE_LIMIT_BURST: '1000000',
     },
     stdio: ['ignore', log, 'inherit'],
   });

@@ -6,25 +6,34 @@ import { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import { authenticationMiddleware } from './auth/authentication.middleware';
 import { AuthorizationController } from './authorization/authorization.controller';
 import { authorizationRouter } from './authorization/authorization.routes';
+import { LegacyWorkflowController } from './authorization/legacy/legacy-workflow.controller';
 import { CatalogController } from './catalog/catalog.controller';
 import { SandboxController } from './sandbox/sandbox.controller';
 import { sandboxPortalRouter } from './sandbox/sandbox-portal.routes';
 import { blobRouter } from './files/blob.routes';
 import { FileController } from './files/file.controller';
 import { fileRouter } from './files/file.routes';
+import { EventController } from './events/event.controller';
+import { eventRouter } from './events/event.routes';
+import { WebhookEndpointController } from './webhooks/webhook-endpoint.controller';
+import { webhookEndpointRouter } from './webhooks/webhook-endpoint.routes';
 import { grantRouter } from './grants/grant.routes';
+import { liveViewRouter } from './live-view/live-view.routes';
 import { HealthController } from './health/health.controller';
 import { ManualHandoffController } from './manual-handoff/manual-handoff.controller';
 import { accessLogMiddleware } from './http/access-log.middleware';
 import { announceApiVersion, resolveApiVersion } from './http/api-version.middleware';
-import { asyncHandler } from './http/async-handler';
 import { jsonBodiesOnly } from './http/content-type.middleware';
+import { corsMiddleware } from './http/cors.middleware';
 import { DatabaseOutageTracker } from './http/database-outage-tracker';
 import { errorHandler } from './http/error-handler';
+import { createHttpMetrics } from './http/http-metrics';
 import { HttpError } from './http/http-error';
 import { safeJsonBody, wellFormedRequestTarget } from './http/input-guards.middleware';
-import { methodNotAllowed } from './http/method-not-allowed';
+import { ApiRateLimits } from './http/rate-limits.middleware';
 import { requestIdMiddleware } from './http/request-id.middleware';
+import { methodNotAllowed } from './http/method-not-allowed';
+import { addRoutes } from './http/route-table';
 import { docsRouter, openApiDocumentHandler } from './openapi/docs.routes';
 import { openApiDocument } from './openapi/openapi.document';
 import { TOKENS } from './tokens';
@@ -40,7 +49,9 @@ export function createApp(container: Container): Express {
   app.set('trust proxy', false);
 
   app.use(requestIdMiddleware);
-  // Before every check that can refuse a request, so each /v1 answer names a version (decision 17).
+  const metrics = createHttpMetrics();
+  app.use(metrics.middleware);
+  // Before every check that can refuse a request, so each /v1 answer names a version (decision 0029).
   app.use('/v1', announceApiVersion);
   app.use(accessLogMiddleware(logger));
   app.use(helmet());
@@ -48,6 +59,8 @@ export function createApp(container: Container): Express {
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
+  // Browser origins (decision 0035): none unless configured; preflights answered here, without a key.
+  app.use(corsMiddleware(config.CORS_ALLOWED_ORIGINS));
   // NUL bytes or invalid UTF-8 in the path or query: refused before any route reads the database.
   app.use(wellFormedRequestTarget);
   // Raw file bytes (filesystem blob store): no API key, and before the JSON-only check and the body parser.
@@ -56,49 +69,58 @@ export function createApp(container: Container): Express {
   // takes an HTML form post, so it is mounted before the JSON-only check too.
   app.use(grantRouter(container.get(TOKENS.AccessGrantGate)));
   app.use(sandboxPortalRouter(container.get(TOKENS.SandboxSessionPage)));
+  // The live view of a worker's browser session (decision 0033): a capability too; input to it is refused.
+  app.use(liveViewRouter(container.get(TOKENS.LiveView)));
   app.use(jsonBodiesOnly);
   app.use(express.json({ limit: config.REQUEST_BODY_LIMIT_BYTES, type: () => true, strict: true }));
 
   const health = container.get(HealthController);
-  app
-    .route('/health')
-    .get(
-      asyncHandler(async (req, res) => {
+  addRoutes(app, {
+    '/health': {
+      get: async (req, res) => {
         await health.get(req, res);
         // A database that answers the health check ends an outage too (when no /v1 traffic would).
         if (res.statusCode === 200) outage.answered();
-      }),
-    )
-    .all(methodNotAllowed);
+      },
+    },
+    '/livez': { get: async (req, res) => health.live(req, res) },
+    '/readyz': { get: (req, res) => health.ready(req, res) },
+  });
+  // Prometheus scrapes, outside /v1 and without a key (docs/decisions/0034-operability.md).
+  app.route('/metrics').get(metrics.handler).all(methodNotAllowed);
   // The OpenAPI document (public copy) and its reference page; /docs gets its own CSP.
   app.use(docsRouter(openApiDocument));
 
   const v1 = express.Router();
-  v1.use(authenticationMiddleware(container.get(ApiKeyAuthenticator), outage));
+  const rateLimits = container.get<ApiRateLimits>(TOKENS.RateLimits);
+  v1.use(rateLimits.addressGate);
+  v1.use(
+    authenticationMiddleware(container.get(ApiKeyAuthenticator), outage, (req, unauthorized) =>
+      rateLimits.authenticationFailed(req, unauthorized),
+    ),
+  );
+  v1.use(rateLimits.keyBudget);
   v1.use(resolveApiVersion);
   v1.use(safeJsonBody);
   const catalog = container.get(CatalogController);
-  v1.route('/payers')
-    .get(asyncHandler((req, res) => catalog.listPayers(req, res)))
-    .all(methodNotAllowed);
-  v1.route('/payers/:payerId')
-    .get(asyncHandler((req, res) => catalog.getPayer(req, res)))
-    .all(methodNotAllowed);
-  v1.route('/prior-auth/routes')
-    .get(asyncHandler((req, res) => catalog.listRoutes(req, res)))
-    .all(methodNotAllowed);
   const sandbox = container.get(SandboxController);
-  v1.route('/sandbox/scenarios')
-    .get(asyncHandler((req, res) => sandbox.listScenarios(req, res)))
-    .all(methodNotAllowed);
+  addRoutes(v1, {
+    '/payers': { get: (req, res) => catalog.listPayers(req, res) },
+    '/payers/:payerId': { get: (req, res) => catalog.getPayer(req, res) },
+    '/prior-auth/routes': { get: (req, res) => catalog.listRoutes(req, res) },
+    '/sandbox/scenarios': { get: (req, res) => sandbox.listScenarios(req, res) },
+  });
   const authorizations = authorizationRouter(
     container.get(AuthorizationController),
     container.get(ManualHandoffController),
+    container.get(LegacyWorkflowController),
   );
   v1.use('/prior-auth/authorizations', authorizations);
   v1.use('/prior-authorizations', authorizations);
   v1.use('/files', fileRouter(container.get(FileController)));
-  v1.route('/openapi.json').get(openApiDocumentHandler(openApiDocument)).all(methodNotAllowed);
+  v1.use('/events', eventRouter(container.get(EventController)));
+  v1.use('/webhook-endpoints', webhookEndpointRouter(container.get(WebhookEndpointController)));
+  addRoutes(v1, { '/openapi.json': { get: openApiDocumentHandler(openApiDocument) } });
   app.use('/v1', v1);
 
   app.use((req, _res, next) =>

@@ -17,6 +17,9 @@ import {
   GetLiveSessionUseCase,
   GetManualHandoffUseCase,
   ListAuthorizationsUseCase,
+  ListEventsUseCase,
+  WebhookEndpointUseCases,
+  type HostResolver,
   ListFilesUseCase,
   ListManualHandoffsUseCase,
   PatchAnswersUseCase,
@@ -26,10 +29,19 @@ import {
   type Clock,
   type Environment,
   type OrganizationDirectory,
+  ResolvePayerRequestUseCase,
+  EnsureSubmissionPreviewUseCase,
 } from '@prior-auth/domain';
+import { PdfSubmissionPreviewRenderer } from './authorization/legacy/pdf-submission-preview.renderer';
+import {
+  LegacyWorkflowController,
+  type LegacyWorkflowUseCases,
+} from './authorization/legacy/legacy-workflow.controller';
 import { AccessGrantGate, SignedAccessGrants } from '@prior-auth/grants';
 import { SandboxRuntimeSessions, SandboxSessionPage } from '@prior-auth/payer-portal';
 import {
+  AesGcmWebhookSecretVault,
+  DnsHostResolver,
   publicBaseUrl,
   RandomIdGenerator,
   TokenSigner,
@@ -38,13 +50,17 @@ import {
 } from '@prior-auth/platform';
 import {
   KeysetCursors,
+  PostgresWebhookDeliveries,
   PostgresIdempotencyStore,
   TransactionContext,
   TypeOrmAccessGrantStore,
   TypeOrmOrganizationDirectory,
   TypeOrmPayerCatalog,
+  TypeOrmPortalAccess,
   TypeOrmProviderRegistry,
   TypeOrmReadUnitOfWork,
+  PostgresLiveSessionFrames,
+  PostgresLiveSessionInputs,
   TypeOrmRuntimeSessionLedger,
   TypeOrmUnitOfWork,
   type JobBoss,
@@ -61,6 +77,8 @@ import { CatalogController } from './catalog/catalog.controller';
 import { SandboxController } from './sandbox/sandbox.controller';
 import { openBlobStorage } from './files/blob-storage';
 import { FileController, type FileUseCases } from './files/file.controller';
+import { EventController } from './events/event.controller';
+import { WebhookEndpointController } from './webhooks/webhook-endpoint.controller';
 import { HealthController } from './health/health.controller';
 import { CommandRunner } from './http/command-runner';
 import { Semaphore } from './http/semaphore';
@@ -68,6 +86,11 @@ import {
   ManualHandoffController,
   type ManualHandoffUseCases,
 } from './manual-handoff/manual-handoff.controller';
+import { ReadAuditRecorder } from './audit/read-audit.recorder';
+import { ApiRateLimits } from './http/rate-limits.middleware';
+import { LiveFrameHub } from './live-view/live-frame-hub';
+import { LiveViewAccess } from './live-view/live-view-access';
+import { LiveViewRuntimeSessions } from './live-view/live-view-runtime-sessions';
 import { TOKENS } from './tokens';
 
 export interface ApiDependencies {
@@ -89,6 +112,8 @@ export interface ApiDependencies {
   apiKeyCacheTtlMs?: number;
   /** The job queue commands enqueue into, in their transaction (startJobBoss as a producer; decision 0016). */
   jobBoss: JobBoss;
+  /** Resolves webhook hosts for the address rule (docs/decisions/0031-events-and-webhooks.md); DNS when absent. */
+  hostResolver?: HostResolver;
 }
 
 /**
@@ -114,6 +139,18 @@ export function buildContainer(deps: ApiDependencies): Container {
   container
     .bind(TOKENS.ApiKeyCache)
     .toConstantValue({ ttlMs: deps.apiKeyCacheTtlMs ?? API_KEY_CACHE_TTL_MS });
+  container.bind(TOKENS.RateLimits).toConstantValue(
+    new ApiRateLimits(
+      deps.dataSource,
+      {
+        perSecond: deps.config.RATE_LIMIT_PER_SECOND,
+        burst: deps.config.RATE_LIMIT_BURST,
+        authFailuresPerMinute: deps.config.AUTH_FAILURES_PER_MINUTE,
+      },
+      deps.logger,
+    ),
+  );
+  container.bind(TOKENS.ReadAudit).toConstantValue(new ReadAuditRecorder(deps.dataSource, deps.logger));
   container
     .bind<OrganizationDirectory>(TOKENS.OrganizationDirectory)
     .toConstantValue(new TypeOrmOrganizationDirectory(deps.dataSource));
@@ -122,6 +159,9 @@ export function buildContainer(deps: ApiDependencies): Container {
   container.bind(TOKENS.TokenSigner).toConstantValue(signer);
   const payerCatalog = new TypeOrmPayerCatalog(deps.dataSource);
   container.bind(TOKENS.PayerCatalog).toConstantValue(payerCatalog);
+  // Not cached: a portal connection or credentials set or removed with the admin CLI applies at once.
+  const portalAccess = new TypeOrmPortalAccess(deps.dataSource);
+  container.bind(TOKENS.PortalAccess).toConstantValue(portalAccess);
   const blobStorage = deps.blobStorage ?? openBlobStorage(deps.config);
   container.bind<BlobStorage>(TOKENS.BlobStorage).toConstantValue(blobStorage);
 
@@ -134,6 +174,8 @@ export function buildContainer(deps: ApiDependencies): Container {
   const baseUrl = publicBaseUrl(deps.config);
   const grantLedger = new TypeOrmAccessGrantStore(deps.dataSource);
   const sessionLedger = new TypeOrmRuntimeSessionLedger(deps.dataSource);
+  const liveFrames = new PostgresLiveSessionFrames(deps.dataSource);
+  const liveInputs = new PostgresLiveSessionInputs(deps.dataSource);
   const ports = {
     unitOfWork: new TypeOrmUnitOfWork(deps.dataSource, {
       cursors: new KeysetCursors(signer),
@@ -144,9 +186,14 @@ export function buildContainer(deps: ApiDependencies): Container {
     // Reads of rarely changing data, remembered briefly (docs/performance.md).
     providerRegistry: new CachedProviderRegistry(new TypeOrmProviderRegistry(deps.dataSource)),
     payerCatalog: new CachedPayerCatalog(payerCatalog),
+    portalAccess,
     blobStore: blobStorage.store,
     grantIssuer: new SignedAccessGrants({ ledger: grantLedger, signer, baseUrl, clock, ids }),
-    runtimeSessions: new SandboxRuntimeSessions({ ledger: sessionLedger, signer, baseUrl, clock, ids }),
+    // Handoff sessions the API provisions, and the live browser sessions of workers' portal runs (0033).
+    runtimeSessions: new LiveViewRuntimeSessions(
+      new SandboxRuntimeSessions({ ledger: sessionLedger, signer, baseUrl, clock, ids }),
+      { ledger: sessionLedger, inputs: liveInputs, signer, baseUrl, clock },
+    ),
   };
   // Retrieve and list outside a transaction: one statement each (docs/performance.md).
   const reads = { ...ports, unitOfWork: new TypeOrmReadUnitOfWork(deps.dataSource, ports.unitOfWork) };
@@ -159,6 +206,14 @@ export function buildContainer(deps: ApiDependencies): Container {
       resolveSubject: (grant) => resolveGrantTarget.execute(grant),
     }),
   );
+  container.bind(TOKENS.LiveView).toConstantValue({
+    access: new LiveViewAccess({ grants: grantLedger, sessions: sessionLedger, signer, clock }),
+    hub: new LiveFrameHub(liveFrames),
+    frames: liveFrames,
+    inputs: liveInputs,
+    sessions: sessionLedger,
+    logger: deps.logger,
+  });
   container.bind(TOKENS.SandboxSessionPage).toConstantValue(
     new SandboxSessionPage({
       ledger: sessionLedger,
@@ -176,6 +231,12 @@ export function buildContainer(deps: ApiDependencies): Container {
     detachAttachment: new DetachAttachmentUseCase(ports),
     confirm: new ConfirmAuthorizationUseCase(ports),
     cancel: new CancelAuthorizationUseCase(ports),
+  });
+  container.bind<LegacyWorkflowUseCases>(TOKENS.LegacyWorkflowUseCases).toConstantValue({
+    get: new GetAuthorizationUseCase(reads),
+    patchAnswers: new PatchAnswersUseCase(ports),
+    resolveAction: new ResolvePayerRequestUseCase(ports),
+    preview: new EnsureSubmissionPreviewUseCase({ ...ports, renderer: new PdfSubmissionPreviewRenderer() }),
   });
   container.bind<ManualHandoffUseCases>(TOKENS.ManualHandoffUseCases).toConstantValue({
     getAuthorization: new GetAuthorizationUseCase(ports),
@@ -199,10 +260,22 @@ export function buildContainer(deps: ApiDependencies): Container {
   container.bind(ApiKeyAuthenticator).toSelf();
   container.bind(CommandRunner).toSelf();
   container.bind(AuthorizationController).toSelf();
+  container.bind(LegacyWorkflowController).toSelf();
   container.bind(ManualHandoffController).toSelf();
   container.bind(CatalogController).toSelf();
   container.bind(SandboxController).toSelf();
   container.bind(FileController).toSelf();
+  container.bind(EventController).toConstantValue(new EventController(new ListEventsUseCase(reads)));
+  container.bind(WebhookEndpointController).toConstantValue(
+    new WebhookEndpointController(
+      new WebhookEndpointUseCases({
+        ...ports,
+        secrets: new AesGcmWebhookSecretVault(deps.config.SIGNING_SECRET),
+        hostResolver: deps.hostResolver ?? new DnsHostResolver(),
+        deliveries: new PostgresWebhookDeliveries(deps.dataSource, new KeysetCursors(signer), deps.jobBoss),
+      }),
+    ),
+  );
   container.bind(HealthController).toSelf();
   return container;
 }

@@ -53,7 +53,7 @@ function clientErrorAnswer(code: string | undefined): [number, string, string] {
 
 /**
  * Requests Node refuses before Express sees them (oversized headers, malformed HTTP, a request that took too
- * long) get the error envelope instead of Node's bare status line (decision 5 of the interface decisions;
+ * long) get the error envelope instead of Node's bare status line (decision 0023;
  * docs/decisions/0015-hostile-input-and-outages.md). The connection is closed afterwards: its framing is lost.
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {

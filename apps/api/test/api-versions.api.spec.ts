@@ -18,7 +18,7 @@ import { pipeline } from './pipeline-helpers';
 import { createTestApp, type TestApp, type TestTenant } from './test-app';
 
 /*
- * API versions (decision 17) and the legacy create/answers shape (decision 18). Every response is
+ * API versions and the legacy create/answers shape (decision 0029). Every response is
  * also checked against the OpenAPI document by the contract hook of the test app.
  */
 

@@ -5,6 +5,7 @@ import {
   type QuestionnaireResponseItem,
   type TenantScope,
 } from '@prior-auth/domain';
+import { completeAnswers } from '@prior-auth/domain/testing';
 import { KeysetCursors, TypeOrmUnitOfWork } from '@prior-auth/persistence-postgres';
 import { RandomIdGenerator, TokenSigner } from '@prior-auth/platform';
 import type { Express } from 'express';
@@ -27,10 +28,7 @@ export const CPAP_SELECTION = {
  * documents `clinical_notes` and `sleep_study_report` remain.
  */
 export const COMPLETE_CPAP_ANSWERS: QuestionnaireResponseItem[] = [
-  { linkId: 'patient.memberId', answer: [{ valueString: 'M123456789' }] },
-  { linkId: 'patient.firstName', answer: [{ valueString: 'Ada' }] },
-  { linkId: 'patient.lastName', answer: [{ valueString: 'Lovelace' }] },
-  { linkId: 'patient.birthDate', answer: [{ valueDate: '1980-12-10' }] },
+  ...completeAnswers(),
   { linkId: 'request.diagnosisCode', answer: [{ valueString: 'G47.33' }] },
   { linkId: 'clinical.sleepStudyType', answer: [{ valueCoding: { code: 'psg' } }] },
   { linkId: 'clinical.sleepStudyDate', answer: [{ valueDate: '2026-01-10' }] },

@@ -40,6 +40,8 @@ const OPTIONAL_FIELDS = [
   'completedAt',
   'canceledAt',
 ];
+/** Beyond the spec's shape (decision 21, docs/decisions/0031-events-and-webhooks.md). */
+const ADDITIONAL_FIELDS = ['failure'];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('authorization endpoints', () => {
@@ -60,7 +62,9 @@ describe('authorization endpoints', () => {
       expect(res.headers.location).toBe(`${BASE}/${body.id}`);
       expect(res.headers.etag).toBe('"1"');
       expect(res.headers['content-type']).toMatch(/^application\/json/);
-      expect(Object.keys(body).sort()).toEqual([...REQUIRED_FIELDS, ...OPTIONAL_FIELDS].sort());
+      expect(Object.keys(body).sort()).toEqual(
+        [...REQUIRED_FIELDS, ...OPTIONAL_FIELDS, ...ADDITIONAL_FIELDS].sort(),
+      );
       expect(body).toMatchObject({
         id: expect.stringMatching(/^auth_/),
         version: 1,
@@ -72,7 +76,8 @@ describe('authorization endpoints', () => {
         outcome: null,
         portalAuthMode: 'automated',
         attachments: [],
-        submission: { reviewSnapshot: null, payerReceipt: null, decision: null },
+        submission: { reviewSnapshot: null, payerReceipt: null, decision: null, decisionDueAt: null },
+        failure: null,
         completedAt: null,
         canceledAt: null,
         nextAction: {
@@ -89,7 +94,7 @@ describe('authorization endpoints', () => {
       });
       expect(body.createdAt).toMatch(ISO);
       expect(body.updatedAt).toMatch(ISO);
-      // The questionnaire is the route's, with the patient group (decision 12).
+      // The questionnaire is the route's, with the patient group (decision 0025).
       expect(body.questionnaire[0]).toMatchObject({ id: 'patient', title: 'Patient' });
       const linkIds = body.questionnaire.flatMap((g: { items: Array<{ linkId: string }> }) =>
         g.items.map((i) => i.linkId),
@@ -113,8 +118,6 @@ describe('authorization endpoints', () => {
         'organizationId',
         'environment',
         'routeId',
-        'failure',
-        'decisionDueAt',
         'documentRequirements',
         'portalIssues',
         tenant.organizationId,
@@ -268,7 +271,7 @@ describe('authorization endpoints', () => {
   });
 
   describe('patch answers', () => {
-    it('merges by linkId (decision 15), bumps the version and answers the authorization with its ETag', async () => {
+    it('merges by linkId (decision 0028), bumps the version and answers the authorization with its ETag', async () => {
       const created = await c.create(createBody(tenant)).expect(201);
       const id = created.body.id;
       const first = await c
@@ -693,7 +696,10 @@ describe('authorization endpoints', () => {
           },
         },
       });
-      expect(JSON.stringify(waiting)).not.toContain('decisionDueAt');
+      // Decision 21: due 7 calendar days after the receipt (the case is not expedited).
+      expect(Date.parse(waiting.submission.decisionDueAt)).toBe(
+        Date.parse(waiting.submission.payerReceipt.receivedAt) + 7 * 24 * 60 * 60 * 1000,
+      );
       await asWorker(t.dataSource, sandboxScope(tenant), authorization.id, (a, ctx) =>
         a.recordDecision(
           {

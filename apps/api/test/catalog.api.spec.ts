@@ -113,7 +113,7 @@ describe('sandbox scenarios', () => {
   });
   afterAll(() => t.close());
 
-  it('lists every scenario of decision 13 for a sandbox key', async () => {
+  it('lists every scenario of decision 0026 for a sandbox key', async () => {
     const res = await request(t.app)
       .get('/v1/sandbox/scenarios')
       .set('Authorization', `Bearer ${tenant.keys.sandbox}`)

@@ -11,9 +11,10 @@ import {
   sandboxScope,
   type Client,
 } from './authorization-helpers';
+import { connectPayerPortal, storePortalCredentials } from './portal-access-helpers';
 import { createTestApp, type TestApp, type TestTenant } from './test-app';
 
-describe('Idempotency-Key (decision 4)', () => {
+describe('Idempotency-Key (decision 0023)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();
@@ -180,6 +181,9 @@ describe('Idempotency-Key (decision 4)', () => {
   it('scopes keys to the organization and environment', async () => {
     const { tenant, c } = await freshTenant();
     const other = await t.createTenant();
+    // Production serves the route once the payer's portal is connected and the organization signed up.
+    await connectPayerPortal(t.dataSource, CPAP_SELECTION.payerId);
+    await storePortalCredentials(t.dataSource, tenant.organizationId, CPAP_SELECTION.payerId);
     const key = newKey();
     const mine = await c.create(createBody(tenant), key).expect(201);
     const theirs = await client(t.app, other.keys.sandbox).create(createBody(other), key).expect(201);

@@ -10,7 +10,7 @@ import {
   sandboxScope,
   type Client,
 } from './authorization-helpers';
-import { pipeline } from './pipeline-helpers';
+import { pipeline, submitAsOperator } from './pipeline-helpers';
 import { createTestApp, type TestApp, type TestTenant } from './test-app';
 
 /*
@@ -352,7 +352,8 @@ describe('complete, unable-to-complete, revoke', () => {
   it('runs the sandbox manual_handoff scenario from create to completed', async () => {
     const authorization = await awaitingHuman();
     const handoff = await createHandoff(authorization);
-    const reference = sandboxManualReferenceNumber(authorization.id);
+    // The operator submits at the simulated payer website and reports the reference it showed.
+    const reference = await submitAsOperator(authorization.id);
 
     const completed = await post(`${handoffsOf(authorization.id)}/${handoff.manualHandoffId}/complete`, {
       ifMatch: `"${handoff.version}"`,

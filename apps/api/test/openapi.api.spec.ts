@@ -5,7 +5,11 @@ import type { Express } from 'express';
 import type { oas31 } from 'openapi3-ts';
 import request from 'supertest';
 import { ERROR_HTTP_STATUS, type ErrorCode } from '../src/openapi/error-catalog';
-import { openApiDocument } from '../src/openapi/openapi.document';
+import {
+  CREATE_AUTHORIZATION_EXAMPLE,
+  openApiDocument,
+  PATCH_ANSWERS_EXAMPLE,
+} from '../src/openapi/openapi.document';
 import { OpenApiContract } from './contract/openapi-contract';
 import { createTestApp, type TestApp, type TestTenant } from './test-app';
 
@@ -147,7 +151,7 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('marks only /health, the public document, the reference page and the signed capability URLs as keyless', () => {
+  it('marks only /health, the probes, /metrics, the public document, the reference page and the signed capability URLs as keyless', () => {
     const keyless = documentedOperations()
       .filter(([, , , operation]) => operation.security?.length === 0)
       .map(([method, path]) => `${method.toUpperCase()} ${path}`)
@@ -155,6 +159,9 @@ describe('the OpenAPI document', () => {
     expect(keyless).toEqual(
       [
         'GET /health',
+        'GET /livez',
+        'GET /readyz',
+        'GET /metrics',
         'GET /openapi.json',
         'GET /docs',
         'GET /docs/assets/{asset}',
@@ -163,6 +170,9 @@ describe('the OpenAPI document', () => {
         'GET /grants/{token}',
         'GET /sandbox-portal/sessions/{token}',
         'POST /sandbox-portal/sessions/{token}',
+        'GET /live-sessions/{token}',
+        'GET /live-sessions/{token}/stream',
+        'POST /live-sessions/{token}/input',
       ].sort(),
     );
     expect(keyless.filter((operation) => operation.includes(' /v1/'))).toEqual([]);
@@ -224,5 +234,40 @@ describe('the routes and the document', () => {
     expect(health.headers['content-security-policy']).toContain("script-src 'self'");
     await request(t.app).get('/docs/assets/index.html').expect(404);
     await request(t.app).get('/docs/assets/..%2Fpackage.json').expect(404);
+  });
+});
+
+describe('OpenAPI examples and enums (docs/decisions/0035-rate-limits-cors-read-audit-and-keys.md)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('its create and answers examples work against the API', async () => {
+    const tenant = await t.createTenant('1234567893');
+    const auth = { Authorization: `Bearer ${tenant.keys.sandbox}` };
+    const created = await request(t.app)
+      .post('/v1/prior-auth/authorizations')
+      .set(auth)
+      .set('Idempotency-Key', `openapi-example-${Date.now()}-${Math.random()}`)
+      .send(CREATE_AUTHORIZATION_EXAMPLE)
+      .expect(201);
+    const patched = await request(t.app)
+      .patch(`/v1/prior-auth/authorizations/${created.body.id}/answers`)
+      .set(auth)
+      .set('If-Match', created.headers.etag!)
+      .send(PATCH_ANSWERS_EXAMPLE)
+      .expect(200);
+    // Every question answered: only the route's documents are left to provide.
+    expect(patched.body.requirements.questions).toEqual([]);
+    expect(patched.body.requirements.documents).toHaveLength(2);
+    const document = JSON.stringify(openApiDocument);
+    expect(document).toContain('"sandboxCpap"');
+    expect(document).toContain('"cpapAnswers"');
+  });
+
+  it('lists enumerations as enums, not as "One of …" prose', () => {
+    expect(JSON.stringify(openApiDocument)).not.toMatch(/One of /);
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BlobStorage } from '@prior-auth/blob-storage';
-import type { Clock, Environment } from '@prior-auth/domain';
+import type { Clock, Environment, HostResolver } from '@prior-auth/domain';
 import {
   createLogger,
   generateApiKey,
@@ -21,10 +21,13 @@ import {
 import type { Express } from 'express';
 import type { DataSource } from 'typeorm';
 import { createApp } from '../src/app';
+import type { ReadAuditRecorder } from '../src/audit/read-audit.recorder';
 import { buildContainer } from '../src/container';
+import { TOKENS } from '../src/tokens';
 import { openBlobStorage } from '../src/files/blob-storage';
 import { openApiDocument } from '../src/openapi/openapi.document';
 import { OpenApiContract, withContractCheck } from './contract/openapi-contract';
+import { connectPayerPortal } from './portal-access-helpers';
 
 export interface TestTenant {
   organizationId: string;
@@ -67,6 +70,8 @@ export async function createTestApp(
     dataSource?: DataSource;
     /** How long a key found active is trusted without a lookup (the API's default when absent). */
     apiKeyCacheTtlMs?: number;
+    /** Resolves webhook hosts (DNS when absent). */
+    hostResolver?: HostResolver;
   } = {},
 ): Promise<TestApp> {
   const dataSource = options.dataSource ?? (await openTestDataSource());
@@ -74,6 +79,11 @@ export async function createTestApp(
   const config = loadConfig({
     SIGNING_SECRET: 'test-signing-secret-test-signing-secret',
     BLOB_STORAGE_URL: pathToFileURL(blobDirectory).href,
+    // Files run in parallel against one database from one address and some fire requests as fast as they can:
+    // the limits are exercised with their own budgets by test/rate-limits.api.spec.ts (decision 0035).
+    RATE_LIMIT_PER_SECOND: '100000',
+    RATE_LIMIT_BURST: '100000',
+    AUTH_FAILURES_PER_MINUTE: '1000000',
     ...options.env,
   });
   const logLines = options.logLines;
@@ -90,19 +100,22 @@ export async function createTestApp(
     role: 'producer',
     poolSize: 1,
   });
-  const api = createApp(
-    buildContainer({
-      config,
-      logger,
-      dataSource,
-      servedEnvironments: options.servedEnvironments,
-      blobStorage,
-      jobBoss,
-      ...(options.clock ? { clock: options.clock } : {}),
-      ...(options.apiKeyCacheTtlMs === undefined ? {} : { apiKeyCacheTtlMs: options.apiKeyCacheTtlMs }),
-    }),
-  );
+  const container = buildContainer({
+    config,
+    logger,
+    dataSource,
+    servedEnvironments: options.servedEnvironments,
+    blobStorage,
+    jobBoss,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.apiKeyCacheTtlMs === undefined ? {} : { apiKeyCacheTtlMs: options.apiKeyCacheTtlMs }),
+    ...(options.hostResolver ? { hostResolver: options.hostResolver } : {}),
+  });
+  const api = createApp(container);
   const directory = new TypeOrmOrganizationDirectory(dataSource);
+  // The payer of the test route has a portal connection (decision 0021), as every file's production cases
+  // need: connections are per payer and shared by the run, so no file may depend on another connecting it.
+  await connectPayerPortal(dataSource, 'payer_uhc');
   return {
     app: withContractCheck(api, contract),
     api,
@@ -128,6 +141,7 @@ export async function createTestApp(
       return { organizationId: organization.id, npi, keys };
     },
     async close() {
+      await container.get<ReadAuditRecorder>(TOKENS.ReadAudit).close();
       await blobStorage.close();
       await jobBoss.stop({ graceful: false });
       await dataSource.destroy();

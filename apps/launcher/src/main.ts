@@ -100,11 +100,19 @@ async function main(): Promise<void> {
   say('database migrated');
   await seedDemoOrganization(database, `http://localhost:${config.PORT}`);
 
+  const siteHost =
+    config.HOST === '0.0.0.0' || config.HOST === '::'
+      ? '127.0.0.1'
+      : config.HOST.includes(':')
+        ? `[${config.HOST}]`
+        : config.HOST;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: database.url,
     PRIOR_AUTH_DATA_DIR: folder,
     SIGNING_SECRET: config.SIGNING_SECRET ?? localSigningSecret(folder),
+    // The worker submits sandbox cases through its browser to the website started here (decision 0022).
+    PAYER_SANDBOX_URL: config.PAYER_SANDBOX_URL ?? `http://${siteHost}:${config.PAYER_SANDBOX_PORT}`,
   };
   const children = new Map<string, ChildProcess>();
   let stopping = false;
@@ -126,7 +134,7 @@ async function main(): Promise<void> {
     say('stopped');
     process.exit(exitCode);
   };
-  for (const name of ['api', 'worker', 'payer-sandbox']) {
+  for (const name of ['payer-sandbox', 'api', 'worker']) {
     children.set(
       name,
       runApp(name, env, (code) => {

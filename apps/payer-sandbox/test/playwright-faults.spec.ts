@@ -45,6 +45,13 @@ describe('PlaywrightPayerPortal faults', () => {
         code: 'credential_or_mfa_issue',
         transient: false,
       });
+      // No authenticator secret stored, or one too short to make a code: the same MFA issue (decision 0021).
+      for (const totpSecret of ['', 'JBSWY3DPEHPK3PXP']) {
+        await expect(attempt({ ...SANDBOX_PAYER_DEMO_ACCOUNT, totpSecret })).rejects.toMatchObject({
+          code: 'credential_or_mfa_issue',
+          transient: false,
+        });
+      }
       expect(await fixture.sandbox.submissionCount(key)).toBe(0);
     },
   );

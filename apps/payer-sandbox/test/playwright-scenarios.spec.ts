@@ -52,13 +52,7 @@ describe('PlaywrightPayerPortal on the simulated payer', () => {
       const receipt = receiptOf(result);
       theCase.receipt = { referenceNumber: receipt.referenceNumber, receivedAt: receipt.receivedAt };
       expect(result.evidence!.filter((e) => e.kind === 'step_screenshot').map((e) => e.step)).toEqual(
-        expect.arrayContaining([
-          'signed_in',
-          'member_found',
-          'service_details',
-          'clinical_information',
-          'review',
-        ]),
+        expect.arrayContaining(['member_found', 'service_details', 'clinical_information', 'review']),
       );
       expect(receipt.referenceNumber).toMatch(/^PSX-[0-9A-F]{10}$/);
       expect(receipt.channel).toBe('payer_portal');
@@ -199,12 +193,18 @@ describe('PlaywrightPayerPortal on the simulated payer', () => {
       expect(await portal.validate(portalCase('SBX-APPROVED'))).toEqual({ issues: [] });
       const { portal: theCase, key, result } = await submitted('SBX-APPROVED');
       const reference = receiptOf(result).referenceNumber!;
+      // Each found request comes with its page at the payer: the HTML and a PNG of it, at least.
+      const capturedPage = expect.arrayContaining([
+        expect.objectContaining({ kind: 'confirmation_html', contentType: 'text/html' }),
+        expect.objectContaining({ kind: 'confirmation_image', contentType: 'image/png' }),
+      ]);
       expect(await portal.findSubmission(theCase, { idempotencyKey: key })).toMatchObject({
-        referenceNumber: reference,
+        receipt: { referenceNumber: reference },
+        evidence: capturedPage,
       });
       expect(
         await portal.findSubmission(theCase, { idempotencyKey: 'other', referenceNumber: reference }),
-      ).toMatchObject({ referenceNumber: reference });
+      ).toMatchObject({ receipt: { referenceNumber: reference }, evidence: capturedPage });
       expect(await portal.findSubmission(theCase, { idempotencyKey: `${key}-never` })).toBeNull();
       expect(
         await portal.findSubmission(theCase, { idempotencyKey: key, referenceNumber: 'PSX-0000000000' }),

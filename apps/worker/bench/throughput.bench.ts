@@ -1,17 +1,16 @@
 /*
  * Worker throughput: sandbox cases per second from confirm to completed (approved), with one and with two
  * in-process workers, each on its own connection pool like a separate process, against a real PostgreSQL
- * (a throwaway embedded server, or a fresh database on DATABASE_URL's server). The sandbox payer answers at
- * once (no decision delay). By default every worker submits through its own browser to the simulated payer
- * website (decision 0017), so this measures the portal runs; BENCH_PORTAL=simulator measures the pipeline
- * alone (claims, use cases, transactions) against the stateless simulator. The process's resident memory is
- * printed before and after each round: it must stay bounded over the cases.
+ * (a throwaway embedded server, or a fresh database on DATABASE_URL's server). Every worker submits through its
+ * own browser to the simulated payer website (decisions 0017 and 0022), which decides at once (no decision
+ * delay), so this measures the portal runs. Resident memory is printed before and after each round, for this
+ * process (shared by the round's workers) and for the browsers per worker: it must stay bounded over the cases.
  *
  * Run with `pnpm --filter @prior-auth/worker bench` (dependencies built) or `pnpm bench` at the root.
  * BENCH_CASES (default 200) and WORKER_CONCURRENCY (default 4) tune it.
  */
-import { type PayerPortal } from '@prior-auth/domain';
-import { ChromiumBrowser, resolveBrowserExecutable, SandboxPayerPortal } from '@prior-auth/payer-portal';
+import { execFileSync } from 'node:child_process';
+import { ChromiumBrowser, resolveBrowserExecutable } from '@prior-auth/payer-portal';
 import { setupTestDatabase, teardownTestDatabase } from '@prior-auth/persistence-postgres';
 import { Harness } from '../test/support/harness';
 import { PayerWebsite } from '../test/support/payer-website';
@@ -19,7 +18,6 @@ import { PayerWebsite } from '../test/support/payer-website';
 const CASES = Number(process.env.BENCH_CASES ?? 200);
 const CONCURRENCY = Number(process.env.WORKER_CONCURRENCY ?? 4);
 const CONFIRM_PARALLELISM = 8;
-const THROUGH_BROWSER = (process.env.BENCH_PORTAL ?? 'browser') !== 'simulator';
 const MB = 1024 * 1024;
 
 interface Round {
@@ -31,12 +29,42 @@ interface Round {
   jobsPerSecond: number;
   rssBeforeMb: number;
   rssAfterMb: number;
+  /** Resident memory of the workers' browsers (all their processes) per worker, before and after the round. */
+  browserRssBeforeMb: number;
+  browserRssAfterMb: number;
+}
+
+/**
+ * Resident memory (MB) of every browser this process started: its non-Node child processes and all their
+ * descendants (Chromium's renderers and helpers). The website is a Node child and is left out.
+ */
+function browsersRssMb(): number {
+  const table = execFileSync('ps', ['-eo', 'pid=,ppid=,rss=,comm='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [pid, ppid, rss, command] = line.trim().split(/\s+/);
+      return { pid: Number(pid), ppid: Number(ppid), rssKb: Number(rss), command: command ?? '' };
+    });
+  const members = new Set(
+    table.filter((p) => p.ppid === process.pid && p.command !== 'node').map((p) => p.pid),
+  );
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of table) {
+      if (members.has(p.ppid) && !members.has(p.pid)) {
+        members.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  return table.filter((p) => members.has(p.pid)).reduce((sum, p) => sum + p.rssKb, 0) / 1024;
 }
 
 const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))] ?? 0;
 
-async function round(workerCount: number, website: PayerWebsite | null): Promise<Round> {
+async function round(workerCount: number, website: PayerWebsite): Promise<Round> {
   const h = await Harness.open();
   // One browser per worker, as one per worker process (decision 0017).
   const browsers: ChromiumBrowser[] = [];
@@ -49,17 +77,12 @@ async function round(workerCount: number, website: PayerWebsite | null): Promise
     let jobs = 0;
     let finished!: () => void;
     const allDone = new Promise<void>((resolve) => (finished = resolve));
-    const simulator = new SandboxPayerPortal({ decisionDelayMs: 0 });
     for (let w = 0; w < workerCount; w += 1) {
-      let portal: PayerPortal = simulator;
-      if (website !== null) {
-        const browser = new ChromiumBrowser({ executablePath: process.env.WORKER_TEST_BROWSER });
-        browsers.push(browser);
-        await browser.ensureStarted();
-        portal = website.portal(browser);
-      }
+      const browser = new ChromiumBrowser({ executablePath: process.env.WORKER_TEST_BROWSER });
+      browsers.push(browser);
+      await browser.ensureStarted();
       await h.startWorker({
-        portal,
+        portal: website.portal(browser),
         concurrency: CONCURRENCY,
         pollIntervalMs: 500,
         pipelineSettings: { sandbox: { decisionPollIntervalMs: 0 } },
@@ -75,6 +98,7 @@ async function round(workerCount: number, website: PayerWebsite | null): Promise
     }
 
     const rssBefore = process.memoryUsage().rss;
+    const browserRssBefore = browsersRssMb() / workerCount;
     const started = performance.now();
     const queue = [...cases];
     await Promise.all(
@@ -97,6 +121,8 @@ async function round(workerCount: number, website: PayerWebsite | null): Promise
       jobsPerSecond: jobs / seconds,
       rssBeforeMb: rssBefore / MB,
       rssAfterMb: process.memoryUsage().rss / MB,
+      browserRssBeforeMb: browserRssBefore,
+      browserRssAfterMb: browsersRssMb() / workerCount,
     };
   } finally {
     await h.close();
@@ -108,27 +134,24 @@ async function main(): Promise<void> {
   await setupTestDatabase();
   let website: PayerWebsite | null = null;
   try {
-    if (THROUGH_BROWSER) {
-      // Unpacked once, before the workers start their browsers.
-      process.env.WORKER_TEST_BROWSER = await resolveBrowserExecutable(
-        process.env.BROWSER_EXECUTABLE_PATH || undefined,
-      );
-      website = await PayerWebsite.start();
-    }
+    // Unpacked once, before the workers start their browsers.
+    process.env.WORKER_TEST_BROWSER = await resolveBrowserExecutable(
+      process.env.BROWSER_EXECUTABLE_PATH || undefined,
+    );
+    website = await PayerWebsite.start();
     const rounds: Round[] = [];
     for (const workers of [1, 2]) rounds.push(await round(workers, website));
     console.log(
-      `\nWorker throughput: ${CASES} sandbox cases, confirm → completed, concurrency ${CONCURRENCY} per worker, ${THROUGH_BROWSER ? 'through the browser and the simulated payer website' : 'stateless simulator'}\n`,
+      `\nWorker throughput: ${CASES} sandbox cases, confirm → completed, concurrency ${CONCURRENCY} per worker, through the browser and the simulated payer website\n`,
     );
     console.log(
-      '| workers | seconds | cases/s | jobs/s | p50 latency ms | p95 latency ms | RSS before MB | RSS after MB |',
+      '| workers | seconds | cases/s | jobs/s | p50 latency ms | p95 latency ms | worker RSS before → after MB | browser RSS per worker before → after MB |',
     );
-    console.log(
-      '|--------:|--------:|--------:|-------:|---------------:|---------------:|--------------:|-------------:|',
-    );
+    console.log('|--:|--:|--:|--:|--:|--:|--:|--:|');
     for (const r of rounds) {
+      const perBrowser = `${r.browserRssBeforeMb.toFixed(0)} → ${r.browserRssAfterMb.toFixed(0)}`;
       console.log(
-        `| ${r.workers} | ${r.seconds.toFixed(2)} | ${r.casesPerSecond.toFixed(2)} | ${r.jobsPerSecond.toFixed(1)} | ${r.p50Ms.toFixed(0)} | ${r.p95Ms.toFixed(0)} | ${r.rssBeforeMb.toFixed(0)} | ${r.rssAfterMb.toFixed(0)} |`,
+        `| ${r.workers} | ${r.seconds.toFixed(2)} | ${r.casesPerSecond.toFixed(2)} | ${r.jobsPerSecond.toFixed(1)} | ${r.p50Ms.toFixed(0)} | ${r.p95Ms.toFixed(0)} | ${r.rssBeforeMb.toFixed(0)} → ${r.rssAfterMb.toFixed(0)} | ${perBrowser} |`,
       );
     }
   } finally {

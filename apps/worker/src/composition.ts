@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  type BlobStore,
   type Clock,
   type Environment,
   type GrantIssuer,
@@ -10,13 +11,18 @@ import {
 import {
   PlaywrightPayerPortal,
   SANDBOX_PAYER_DEMO_ACCOUNT,
+  SANDBOX_RECEIPT_CHANNEL,
+  SANDBOX_REVIEW_WARNING,
   SandboxPayerSitePage,
   type ChromiumBrowser,
+  type LiveRunSessions,
   type PlaywrightPayerPortalOptions,
 } from '@prior-auth/payer-portal';
 import {
   KeysetCursors,
+  PostgresEventRetention,
   PostgresIdempotencyStore,
+  PURGE_EVENTS_QUEUE,
   PURGE_IDEMPOTENCY_QUEUE,
   TypeOrmUnitOfWork,
 } from '@prior-auth/persistence-postgres';
@@ -24,10 +30,15 @@ import { RandomIdGenerator, TokenSigner } from '@prior-auth/platform';
 import { type PgBoss } from 'pg-boss';
 import { type DataSource } from 'typeorm';
 import { createGiveUpRouter, createJobHandlers } from './job-handlers';
+import type { HostResolver } from '@prior-auth/domain';
+import { AesGcmWebhookSecretVault, DnsHostResolver } from '@prior-auth/platform';
+import type { WebhookRetrySettings } from './webhooks/webhook-delivery.handler';
+import { webhookDeliveryConsumer } from './webhooks/webhook-delivery.consumer';
+import type { QueueConsumer } from './worker';
 import { type ScheduledTask, type SettledJob, Worker, type WorkerLogger } from './worker';
 
 /**
- * Expired idempotency records (kept ≥ 24 h, decision 4) are purged every 10 minutes, by one worker of the
+ * Expired idempotency records (kept ≥ 24 h, decision 0023) are purged every 10 minutes, by one worker of the
  * cluster (a pg-boss schedule). Finished jobs are deleted by pg-boss itself after their queue's retention.
  */
 export const PURGE_CRON = '*/10 * * * *';
@@ -45,13 +56,10 @@ export function sandboxPipelineSettings(decisionDelayMs: number): Partial<Pipeli
   return { decisionPollIntervalMs: Math.max(decisionDelayMs, MIN_SANDBOX_POLL_INTERVAL_MS) };
 }
 
-/** The `channel` of sandbox receipts, as before the website existed (decision 0013). */
-export const SANDBOX_RECEIPT_CHANNEL = 'sandbox_portal';
-
 export interface SandboxPortalOptions {
   /** The process's one browser (decision 0017); the caller closes it at shutdown. */
   browser: ChromiumBrowser;
-  /** Where the simulated payer website answers (PAYER_SANDBOX_URL). */
+  /** Where the simulated payer website answers (payerSandboxUrl of the configuration). */
   siteUrl: string;
   /** The verified bytes of an attached document, from the BlobStore. */
   readAttachment: PlaywrightPayerPortalOptions['readAttachment'];
@@ -59,6 +67,8 @@ export interface SandboxPortalOptions {
   stepScreenshots?: boolean;
   /** How long a whole portal run may take (default the adapter's). */
   runTimeoutMs?: number;
+  /** Shows each portal run live (decision 0033); runs are not shown when absent. */
+  liveSessions?: LiveRunSessions;
 }
 
 /**
@@ -72,8 +82,10 @@ export function createSandboxPayerPortal(options: SandboxPortalOptions): PayerPo
     credentials: async () => SANDBOX_PAYER_DEMO_ACCOUNT,
     readAttachment: options.readAttachment,
     channel: SANDBOX_RECEIPT_CHANNEL,
+    reviewWarnings: [SANDBOX_REVIEW_WARNING],
     ...(options.stepScreenshots === undefined ? {} : { stepScreenshots: options.stepScreenshots }),
     ...(options.runTimeoutMs === undefined ? {} : { runTimeoutMs: options.runTimeoutMs }),
+    ...(options.liveSessions === undefined ? {} : { liveSessions: options.liveSessions }),
   });
 }
 
@@ -89,12 +101,23 @@ export interface WorkerCompositionOptions {
   pipelineSettings?: Partial<Record<Environment, Partial<PipelineSettings>>>;
   grantIssuer: GrantIssuer;
   runtimeSessions: RuntimeSessions;
+  /**
+   * The process's blob store: the portals' evidence is kept there as `payer_evidence` files (decision 0020),
+   * beside the uploaded documents the portal reads.
+   */
+  blobStore: BlobStore;
   /** Only signs list cursors, which the worker never hands out; a random one is fine when absent. */
   signingSecret?: string;
   /** Schedules the idempotency purge (PURGE_CRON); tests that do not purge leave it off. */
   purge?: boolean;
   workerId?: string;
   clock?: Clock;
+  /**
+   * Webhook deliveries (docs/decisions/0031-events-and-webhooks.md): sent when the process has the
+   * `SIGNING_SECRET` that sealed the endpoints' secrets (`signingSecret`). Tests shorten the retry backoff
+   * and may replace the host resolver.
+   */
+  webhooks?: { retry?: Partial<WebhookRetrySettings>; resolver?: HostResolver };
   onJobSettled?: (settled: SettledJob) => void;
 }
 
@@ -116,6 +139,7 @@ export function createWorker(options: WorkerCompositionOptions): Worker {
     pipelineSettings: options.pipelineSettings,
     grantIssuer: options.grantIssuer,
     runtimeSessions: options.runtimeSessions,
+    blobStore: options.blobStore,
   });
   const giveUp = createGiveUpRouter({ unitOfWork, clock, ids, pipelineSettings: options.pipelineSettings });
   const scheduledTasks: ScheduledTask[] = [];
@@ -126,9 +150,30 @@ export function createWorker(options: WorkerCompositionOptions): Worker {
       cron: PURGE_CRON,
       run: () => idempotency.purgeExpired(clock.now()),
     });
+    // Events past their retention (docs/decisions/0031-events-and-webhooks.md), on the same schedule.
+    const events = new PostgresEventRetention(options.dataSource);
+    scheduledTasks.push({
+      queue: PURGE_EVENTS_QUEUE,
+      cron: PURGE_CRON,
+      run: () => events.purgeExpired(clock.now()),
+    });
+  }
+  const queueConsumers: QueueConsumer[] = [];
+  if (options.signingSecret !== undefined) {
+    queueConsumers.push(
+      webhookDeliveryConsumer({
+        dataSource: options.dataSource,
+        boss: options.boss,
+        clock,
+        vault: new AesGcmWebhookSecretVault(options.signingSecret),
+        resolver: options.webhooks?.resolver ?? new DnsHostResolver(),
+        ...(options.webhooks?.retry === undefined ? {} : { retry: options.webhooks.retry }),
+      }),
+    );
   }
   return new Worker({
     boss: options.boss,
+    queueConsumers,
     handlers,
     giveUp,
     logger: options.logger,

@@ -1,5 +1,6 @@
 import {
   ExpireManualHandoffUseCase,
+  MarkDecisionOverdueUseCase,
   PayerPortalError,
   PollDecisionUseCase,
   ProcessAuthorizationUseCase,
@@ -7,14 +8,15 @@ import {
   ReconcileManualHandoffUseCase,
   ResolveGivenUpJobUseCase,
   WORKER_JOB_TYPES,
+  type BlobStore,
   type Clock,
   type DecisionPoll,
+  type FoundSubmission,
   type Environment,
   type GiveUpReason,
   type GrantIssuer,
   type IdGenerator,
   type PayerPortal,
-  type PayerReceipt,
   type PipelineSettings,
   type PortalDiscovery,
   type PortalValidation,
@@ -53,6 +55,8 @@ export interface JobHandlerDependencies {
   pipelineSettings?: Partial<Record<Environment, Partial<PipelineSettings>>>;
   grantIssuer: GrantIssuer;
   runtimeSessions: RuntimeSessions;
+  /** Where what the portals captured is kept as `payer_evidence` files (decision 0020). */
+  blobStore: BlobStore;
 }
 
 /**
@@ -75,7 +79,7 @@ export class UnavailablePayerPortal implements PayerPortal {
   submit(): Promise<SubmitResult> {
     return this.refuse();
   }
-  findSubmission(): Promise<PayerReceipt | null> {
+  findSubmission(): Promise<FoundSubmission | null> {
     return this.refuse();
   }
   pollDecision(): Promise<DecisionPoll> {
@@ -108,6 +112,7 @@ function pipelineFor(deps: JobHandlerDependencies, environment: Environment): En
     clock: deps.clock,
     ids: deps.ids,
     payerPortal: deps.portals[environment] ?? new UnavailablePayerPortal(environment),
+    blobStore: deps.blobStore,
     settings,
   };
   return {
@@ -131,6 +136,14 @@ function manualHandoffIdOf(job: WorkerJob): string {
     throw new PermanentJobError('invalid_job_payload', `Job ${job.id} (${job.type}) has no manualHandoffId.`);
   }
   return id;
+}
+
+function decisionDueAtOf(job: WorkerJob): string {
+  const due = job.payload.decisionDueAt;
+  if (typeof due !== 'string' || due === '') {
+    throw new PermanentJobError('invalid_job_payload', `Job ${job.id} (${job.type}) has no decisionDueAt.`);
+  }
+  return due;
 }
 
 function attemptOf(job: WorkerJob): number {
@@ -160,6 +173,7 @@ const command = (job: WorkerJob) => ({ authorizationId: job.authorizationId });
 /** One handler per job type the domain enqueues (WORKER_JOB_TYPES), each running its use case. */
 export function createJobHandlers(deps: JobHandlerDependencies): JobHandlers {
   const pipelineOf = pipelinesFor(deps);
+  const markOverdue = new MarkDecisionOverdueUseCase(deps);
 
   const handlers: Record<WorkerJobType, JobHandler> = {
     [WORKER_JOB_TYPES.process]: async (job) => {
@@ -189,6 +203,13 @@ export function createJobHandlers(deps: JobHandlerDependencies): JobHandlers {
       const outcome = await pipelineOf(job).expireHandoff.execute(job.scope, {
         ...command(job),
         manualHandoffId: manualHandoffIdOf(job),
+      });
+      return { outcome };
+    },
+    [WORKER_JOB_TYPES.decisionOverdue]: async (job) => {
+      const outcome = await markOverdue.execute(job.scope, {
+        ...command(job),
+        decisionDueAt: decisionDueAtOf(job),
       });
       return { outcome };
     },

@@ -1,12 +1,16 @@
+// First: tracing patches http and pg as they load.
+import { tracing } from './instrumentation';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createBlobStore } from '@prior-auth/blob-storage';
 import { SignedAccessGrants } from '@prior-auth/grants';
-import { type PayerPortal } from '@prior-auth/domain';
-import { ChromiumBrowser, SandboxPayerPortal, SandboxRuntimeSessions } from '@prior-auth/payer-portal';
+import { type BlobStore, type PayerPortal, type PortalCaseAttachment } from '@prior-auth/domain';
+import { ChromiumBrowser, SandboxRuntimeSessions, ScreencastLiveSessions } from '@prior-auth/payer-portal';
 import {
   bootstrapDatabase,
+  PostgresLiveSessionFrames,
+  PostgresLiveSessionInputs,
   startJobBoss,
   TypeOrmAccessGrantStore,
   TypeOrmRuntimeSessionLedger,
@@ -14,31 +18,36 @@ import {
 import {
   ConfigError,
   createLogger,
+  CredentialsCipher,
   dataDir,
   flushLogger,
   loadConfig,
   onShutdownSignal,
+  payerSandboxUrl,
   publicBaseUrl,
   RandomIdGenerator,
   TokenSigner,
-  type AppConfig,
 } from '@prior-auth/platform';
 import { createSandboxPayerPortal, createWorker, sandboxPipelineSettings } from './composition';
+import { meteredPayerPortal } from './operations/metered-payer-portal';
+import { startWorkerHttpServer } from './operations/worker-http-server';
+import { createWorkerMetrics } from './operations/worker-metrics';
+import { createProductionPayerPortal } from './production-portal';
 
 /**
  * The worker process: claims pipeline jobs from the shared database and runs them. Any number of workers may
  * run beside any number of API processes; they share nothing but PostgreSQL.
  *
- * Payer portals: with PAYER_SANDBOX_URL set, the sandbox environment submits through the simulated payer
- * website with this process's one browser (decision 0017); without it, through the stateless simulated payer
- * (decision 0013) until the browser path is the default. No production payer portal adapter exists yet, and
- * none is registered: production cases fail with `payer_portal_unavailable` instead of ever reaching the
- * simulation.
+ * Payer portals: the sandbox environment submits through the simulated payer website (PAYER_SANDBOX_URL,
+ * by default the one `pnpm start` serves) with this process's one browser (decisions 0017 and 0022).
+ * Production submits through each payer's configured portal connection with the organization's stored
+ * credentials (decision 0021), with the same browser, never to the simulation.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ name: 'worker', level: config.LOG_LEVEL });
   let closing = false;
+  let stopping = false;
   const database = await bootstrapDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: dataDir(),
@@ -61,18 +70,53 @@ async function main(): Promise<void> {
   // configured secret a random one is as good as any.
   const signingSecret = config.SIGNING_SECRET ?? randomBytes(32).toString('hex');
   const decisionDelayMs = config.SANDBOX_DECISION_DELAY_SECONDS * 1_000;
-  const website = config.PAYER_SANDBOX_URL
-    ? await browserPortal(config, config.PAYER_SANDBOX_URL, signingSecret).catch(async (error: unknown) => {
-        await database.close();
-        throw error;
-      })
-    : null;
-  const sandbox: PayerPortal =
-    website?.portal ??
-    new SandboxPayerPortal({ decisionDelayMs, latencyMs: config.SANDBOX_PORTAL_LATENCY_MS });
-  const signer = new TokenSigner(signingSecret);
+  // One blob store per process: the portals read attached documents from it, the pipeline keeps evidence in it.
+  const blobStorage = createBlobStore(
+    config.BLOB_STORAGE_URL ?? pathToFileURL(join(dataDir(), 'blobs')).href,
+    { publicBaseUrl: publicBaseUrl(config), signingSecret },
+  );
+  const siteUrl = payerSandboxUrl(config);
+  // One browser per process (decision 0017); a missing or broken one stops the start with one clear line.
+  const browser = new ChromiumBrowser({ executablePath: config.BROWSER_EXECUTABLE_PATH });
+  await browser.ensureStarted().catch(async (error: unknown) => {
+    await blobStorage.close();
+    await database.close();
+    throw error;
+  });
+  const readAttachment = attachmentReader(blobStorage.store);
   const clock = { now: () => new Date() };
   const ids = new RandomIdGenerator();
+  const runtimeSessionLedger = new TypeOrmRuntimeSessionLedger(database.dataSource);
+  // Every portal run is a live session any API process can show (decision 0033).
+  const liveSessions = new ScreencastLiveSessions({
+    ledger: runtimeSessionLedger,
+    frames: new PostgresLiveSessionFrames(database.dataSource),
+    // An operator's input on an interactive view of a run reaches its page (decision 0038).
+    inputs: new PostgresLiveSessionInputs(database.dataSource),
+    clock,
+    ids,
+    onError: (error) => {
+      if (!closing) logger.warn({ err: error }, 'a portal run could not be shown live');
+    },
+  });
+  const metrics = createWorkerMetrics(database.dataSource);
+  const sandbox: PayerPortal = meteredPayerPortal(
+    createSandboxPayerPortal({ browser, siteUrl, readAttachment, liveSessions }),
+    'sandbox',
+    metrics.portalRuns,
+  );
+  const production = meteredPayerPortal(
+    createProductionPayerPortal({
+      dataSource: database.dataSource,
+      browser,
+      cipher: config.CREDENTIALS_KEY ? new CredentialsCipher(config.CREDENTIALS_KEY) : null,
+      readAttachment,
+      liveSessions,
+    }),
+    'production',
+    metrics.portalRuns,
+  );
+  const signer = new TokenSigner(signingSecret);
   const baseUrl = publicBaseUrl(config);
   // pg-boss's own pool: claims, heartbeats, LISTEN for new jobs, supervision and schedules (decision 0016).
   const boss = await startJobBoss({
@@ -88,7 +132,7 @@ async function main(): Promise<void> {
     logger,
     concurrency: config.WORKER_CONCURRENCY,
     pollIntervalMs: config.WORKER_POLL_INTERVAL_MS,
-    portals: { sandbox },
+    portals: { sandbox, production },
     pipelineSettings: { sandbox: sandboxPipelineSettings(decisionDelayMs) },
     grantIssuer: new SignedAccessGrants({
       ledger: new TypeOrmAccessGrantStore(database.dataSource),
@@ -98,75 +142,115 @@ async function main(): Promise<void> {
       ids,
     }),
     runtimeSessions: new SandboxRuntimeSessions({
-      ledger: new TypeOrmRuntimeSessionLedger(database.dataSource),
+      ledger: runtimeSessionLedger,
       signer,
       baseUrl,
       clock,
       ids,
     }),
+    blobStore: blobStorage.store,
     signingSecret,
     // Log lines are buffered (packages/platform/src/logger.ts): a settled job's lines go out with it.
     onJobSettled: () => logger.flush(),
   });
   await worker.start();
+  // Probes and metrics on a port of their own, only when one is configured (docs/decisions/0034-operability.md).
+  const http =
+    config.WORKER_HTTP_PORT === undefined
+      ? null
+      : await startWorkerHttpServer(
+          {
+            dataSource: database.dataSource,
+            metrics,
+            browserAvailable: () => browserAnswers(browser),
+            accepting: () => !closing && !stopping,
+          },
+          config.WORKER_HTTP_PORT,
+          config.HOST,
+        );
   logger.info(
     {
       workerId: worker.workerId,
+      ...(http ? { httpPort: http.port } : {}),
       concurrency: config.WORKER_CONCURRENCY,
       sandboxDecisionDelayMs: decisionDelayMs,
-      sandboxPortal: website ? 'payer website through the browser' : 'stateless simulator',
+      payerSandboxUrl: siteUrl,
     },
     'worker ready',
   );
+  // The website may start after the worker (the launcher starts both at once): a warning, not a refusal, as
+  // portal runs that cannot reach it are retried like any outage.
+  void websiteAnswers(siteUrl).then((answered) => {
+    if (!answered && !closing) {
+      logger.warn(
+        { payerSandboxUrl: siteUrl },
+        'the simulated payer website does not answer; sandbox portal runs will be retried',
+      );
+    }
+  });
   // Log lines are buffered (packages/platform/src/logger.ts); the ready line is what a supervisor waits for.
   await flushLogger(logger);
 
   onShutdownSignal(
     async () => {
+      stopping = true;
       // Running steps get the grace period; the rest are released for another worker.
       await worker.stop({ graceMs: config.SHUTDOWN_GRACE_MS });
+      await http?.close();
       closing = true;
       // What the grace period did not finish was handed back above; nothing is left for pg-boss to fail.
       await boss.stop({ graceful: false });
-      await website?.close();
+      await liveSessions.close();
+      await browser.close();
+      await blobStorage.close();
       await database.close();
+      await tracing?.shutdown();
       logger.info('worker process exiting');
     },
     (message) => logger.info(message),
   );
 }
 
-/**
- * The sandbox portal through the browser: the one browser of this process (a missing or broken one stops the
- * start with one clear line, decision 0017) and the stored files the portal uploads (decision 0006).
- */
-async function browserPortal(
-  config: AppConfig,
-  siteUrl: string,
-  signingSecret: string,
-): Promise<{ portal: PayerPortal; close: () => Promise<void> }> {
-  const browser = new ChromiumBrowser({ executablePath: config.BROWSER_EXECUTABLE_PATH });
-  await browser.ensureStarted();
-  const blobStorage = createBlobStore(
-    config.BLOB_STORAGE_URL ?? pathToFileURL(join(dataDir(), 'blobs')).href,
-    { publicBaseUrl: publicBaseUrl(config), signingSecret },
-  );
-  const portal = createSandboxPayerPortal({
-    browser,
-    siteUrl,
-    readAttachment: async (attachment) => {
-      const stat = await blobStorage.store.stat(attachment.storageKey);
-      if (stat === null) throw new Error(`attached file ${attachment.fileId} has no stored bytes`);
-      return blobStorage.store.readHead(attachment.storageKey, stat.sizeBytes);
-    },
-  });
-  return {
-    portal,
-    close: async () => {
-      await browser.close();
-      await blobStorage.close();
-    },
+/** The verified bytes of an attached document (decision 0006), which the portals upload. */
+function attachmentReader(blobStore: BlobStore) {
+  return async (attachment: PortalCaseAttachment): Promise<Uint8Array> => {
+    const stat = await blobStore.stat(attachment.storageKey);
+    if (stat === null) throw new Error(`attached file ${attachment.fileId} has no stored bytes`);
+    return blobStore.readHead(attachment.storageKey, stat.sizeBytes);
   };
+}
+
+/** Whether the browser runs (relaunched if it died), within 5 s: the worker's readiness. */
+async function browserAnswers(browser: ChromiumBrowser): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), 5_000);
+  });
+  try {
+    return await Promise.race([
+      browser.ensureStarted().then(
+        () => true,
+        () => false,
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Whether the website answers within about 15 s (for the start-up warning only). */
+async function websiteAnswers(url: string): Promise<boolean> {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const answered = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(2_000) }).then(
+      () => true,
+      () => false,
+    );
+    if (answered) return true;
+    await new Promise((resolve) => setTimeout(resolve, 500).unref());
+  }
+  return false;
 }
 
 main().catch((error: unknown) => {

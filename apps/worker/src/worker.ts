@@ -5,6 +5,7 @@ import {
   GIVEN_UP_JOBS_QUEUE,
   JOB_TABLE,
   PURGE_IDEMPOTENCY_QUEUE,
+  PURGE_EVENTS_QUEUE,
   type QueuedJobData,
 } from '@prior-auth/persistence-postgres';
 import { type JobResult as BossJobResult, type JobWithMetadata, type PgBoss } from 'pg-boss';
@@ -45,10 +46,20 @@ export interface SettledJob {
 
 /** Cluster-wide periodic work: a pg-boss schedule, so one worker of the cluster runs each occurrence. */
 export interface ScheduledTask {
-  queue: typeof PURGE_IDEMPOTENCY_QUEUE;
+  queue: typeof PURGE_IDEMPOTENCY_QUEUE | typeof PURGE_EVENTS_QUEUE;
   /** Cron expression (UTC). */
   cron: string;
   run(now: Date): Promise<unknown>;
+}
+
+/**
+ * A queue whose jobs are not a case's pipeline step (webhook deliveries): its data is handed to `run` as is.
+ * A throw fails the job and pg-boss retries it per the queue's settings; a killed worker's job is retried
+ * once its heartbeat lapses.
+ */
+export interface QueueConsumer {
+  queue: string;
+  run(data: unknown): Promise<string>;
 }
 
 export interface WorkerOptions {
@@ -63,6 +74,7 @@ export interface WorkerOptions {
   pollIntervalMs: number;
   workerId?: string;
   scheduledTasks?: ScheduledTask[];
+  queueConsumers?: QueueConsumer[];
   /** Called after each job is settled (tests and benchmarks observe progress with it). */
   onJobSettled?: (settled: SettledJob) => void;
 }
@@ -155,6 +167,7 @@ export class Worker {
       ...Object.keys(this.options.handlers),
       GIVEN_UP_JOBS_QUEUE,
       ...(this.options.scheduledTasks ?? []).map((t) => t.queue),
+      ...(this.options.queueConsumers ?? []).map((c) => c.queue),
     ];
   }
 
@@ -185,6 +198,17 @@ export class Worker {
         const result = await task.run(new Date());
         this.options.logger.debug({ task: task.queue, result }, 'scheduled task done');
       });
+    }
+    for (const consumer of this.options.queueConsumers ?? []) {
+      await boss.work(
+        consumer.queue,
+        { ...polling, batchSize: 1, localConcurrency: concurrency },
+        async ([job]) => {
+          if (job === undefined) return;
+          const outcome = await consumer.run(job.data);
+          this.options.logger.debug({ queue: consumer.queue, jobId: job.id, outcome }, 'job done');
+        },
+      );
     }
     this.options.logger.info(
       { workerId: this.workerId, concurrency, types: Object.keys(this.options.handlers) },

@@ -1,28 +1,31 @@
-import { type FinalSubmissionPolicy } from '@prior-auth/domain';
-import {
-  SANDBOX_PORTAL_QUESTION_LINK_ID,
-  SANDBOX_REQUESTED_DOCUMENT_TYPE,
-  SandboxPayerPortal,
-  sandboxManualReferenceNumber,
-  sandboxReferenceNumber,
-} from '@prior-auth/payer-portal';
+import { fileBlobKey, type Authorization, type FinalSubmissionPolicy } from '@prior-auth/domain';
+import { SANDBOX_PORTAL_QUESTION_LINK_ID, SANDBOX_REQUESTED_DOCUMENT_TYPE } from '@prior-auth/payer-portal';
 import { Harness } from './support/harness';
+import { PayerWebsite } from './support/payer-website';
 import { SpyPayerPortal } from './support/portals';
 
 /*
- * Every sandbox scenario of decision 13, under both final-submission policies, driven through the domain's
- * customer-side use cases and run by an in-process worker on PostgreSQL with the sandbox payer.
+ * Every sandbox scenario of decision 0026, under both final-submission policies, driven through the domain's
+ * customer-side use cases and run by an in-process worker on PostgreSQL, its sandbox portal a real browser on
+ * the simulated payer website (decision 0022).
  */
 
 let h: Harness;
 let spy: SpyPayerPortal;
+let website: PayerWebsite;
 
 beforeAll(async () => {
-  h = await Harness.open();
-  spy = new SpyPayerPortal(new SandboxPayerPortal({ decisionDelayMs: 40 }));
+  [h, website] = await Promise.all([Harness.open(), PayerWebsite.start()]);
+  spy = new SpyPayerPortal(website.portal());
   await h.startWorker({ portal: spy });
+}, 60_000);
+afterAll(async () => {
+  await h?.close();
+  await website?.close();
 });
-afterAll(() => h.close());
+
+const PAYER_REFERENCE = /^PSX-[0-9A-F]{10}$/;
+const submissionsAtPayer = (key: string) => PayerWebsite.submissionCount(h.dataSource, key);
 
 const POLICIES: FinalSubmissionPolicy[] = ['automatic', 'requires_confirmation'];
 
@@ -47,6 +50,51 @@ async function confirmThroughSubmission(authorizationId: string, policy: FinalSu
   }
 }
 
+/** The case's jobs once none is still running. */
+async function settledJobs(authorizationId: string) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const jobs = await h.jobs(authorizationId);
+    if (jobs.every((job) => job.state !== 'active') || Date.now() > deadline) return jobs;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const PDF_MAGIC = Buffer.from('%PDF-');
+
+/** The bytes a download of the file serves: its verified content (decision 0006), read from the store. */
+async function downloadedBytes(fileId: unknown): Promise<{ contentType: string; bytes: Buffer }> {
+  expect(fileId).toEqual(expect.stringMatching(/^file_/));
+  const file = await h.file(fileId as string);
+  const { checksumSha256, purpose, status, organizationId, environment } = file.toState();
+  expect({ purpose, status, organizationId, environment }).toEqual({
+    purpose: 'payer_evidence',
+    status: 'ready',
+    ...h.scope,
+  });
+  const bytes = await h.blobBytes(fileBlobKey(file.storageKey, { checksumSha256: checksumSha256! }));
+  expect(bytes.length).toBe(file.sizeBytes);
+  return { contentType: file.contentType, bytes };
+}
+
+/** Every receipt links an image of the confirmation, whose HTML, kept beside it, shows the reference. */
+async function expectConfirmationEvidence(done: Authorization): Promise<void> {
+  const receipt = done.submission.payerReceipt!;
+  const linked = await downloadedBytes(receipt.details.confirmationFileId);
+  expect(linked.contentType).toBe('image/png');
+  expect(linked.bytes.subarray(0, PNG_MAGIC.length)).toEqual(PNG_MAGIC);
+
+  const evidence = await h.evidence(done.id);
+  expect(evidence.map((e) => e.kind)).toEqual(
+    expect.arrayContaining(['confirmation_html', 'confirmation_image', 'confirmation_pdf']),
+  );
+  const html = evidence.find((e) => e.kind === 'confirmation_html')!;
+  expect((await downloadedBytes(html.fileId)).bytes.toString('utf8')).toContain(receipt.referenceNumber!);
+  const pdf = evidence.find((e) => e.kind === 'confirmation_pdf')!;
+  expect((await downloadedBytes(pdf.fileId)).bytes.subarray(0, PDF_MAGIC.length)).toEqual(PDF_MAGIC);
+}
+
 const countOf = (types: string[], type: string) => types.filter((t) => t === type).length;
 
 describe.each(POLICIES)('policy %s', (policy) => {
@@ -69,10 +117,10 @@ describe.each(POLICIES)('policy %s', (policy) => {
       `${ready.id}:${done.finalBoundaryCrossedAt!.getTime().toString(36)}`,
     );
     expect(done.submission.payerReceipt).toMatchObject({
-      referenceNumber: sandboxReferenceNumber(submission!.idempotencyKey!),
-      receivedAt: done.finalBoundaryCrossedAt,
+      referenceNumber: expect.stringMatching(PAYER_REFERENCE),
       channel: 'sandbox_portal',
     });
+    expect(await submissionsAtPayer(submission!.idempotencyKey!)).toBe(1);
     expect(done.submission.decision).toMatchObject({ outcome });
     if (outcome === 'denied') expect(done.submission.decision!.denialReasons.length).toBeGreaterThan(0);
     if (outcome === 'modified') expect(done.submission.decision!.modifications.length).toBeGreaterThan(0);
@@ -80,6 +128,15 @@ describe.each(POLICIES)('policy %s', (policy) => {
     expect(countOf(events, 'authorization.final_boundary_crossed')).toBe(1);
     expect(countOf(events, 'authorization.receipt_recorded')).toBe(1);
     expect(countOf(events, 'authorization.decision_recorded')).toBe(1);
+
+    // Evidence (decision 0020): the confirmation page and the decision letter, as files of the case's tenant.
+    await expectConfirmationEvidence(done);
+    if (outcome === 'approved') {
+      const letter = await downloadedBytes(done.submission.decision!.details.letterFileId);
+      expect(letter.contentType).toBe('application/pdf');
+      expect(letter.bytes.subarray(0, PDF_MAGIC.length)).toEqual(PDF_MAGIC);
+      expect((await h.evidence(done.id)).filter((e) => e.kind === 'decision_letter')).toHaveLength(1);
+    }
   });
 
   it('failed: the payer rejects the submission and the case completes as failed', async () => {
@@ -90,9 +147,12 @@ describe.each(POLICIES)('policy %s', (policy) => {
     expect(done.outcome).toBe('failed');
     expect(done.failure).toMatchObject({ code: 'payer_rejected_submission' });
     expect(done.submission.payerReceipt).toBeNull();
-    expect(spy.callsTo('submit', ready.id).map((c) => c.errorCode)).toEqual(['payer_rejected_submission']);
-    // The use case failed the case: its job completed, it was not retried.
-    for (const job of await h.jobs(ready.id)) {
+    const attempts = spy.callsTo('submit', ready.id);
+    expect(attempts.map((c) => c.errorCode)).toEqual(['payer_rejected_submission']);
+    expect(await submissionsAtPayer(attempts[0]!.idempotencyKey!)).toBe(0);
+    // The use case failed the case: its job completed, it was not retried. The job is marked done just after
+    // the case's commit shows.
+    for (const job of await settledJobs(ready.id)) {
       expect(job).toMatchObject({ type: 'process', attempts: 1, state: 'completed' });
     }
   });
@@ -102,7 +162,7 @@ describe.each(POLICIES)('policy %s', (policy) => {
     await confirmThroughSubmission(ready.id, policy);
 
     const waiting = await h.waitForStatus(ready.id, 'waiting_on_payer');
-    expect(waiting.submission.payerReceipt?.referenceNumber).toMatch(/^SBX-/);
+    expect(waiting.submission.payerReceipt?.referenceNumber).toMatch(PAYER_REFERENCE);
     expect(waiting.decisionDueAt).not.toBeNull();
     await h.waitFor(ready.id, () => spy.callsTo('pollDecision', ready.id).length >= 3, 'polled three times');
     const still = await h.get(ready.id);
@@ -133,9 +193,7 @@ describe.each(POLICIES)('policy %s', (policy) => {
     const submissions = spy.submissions(ready.id);
     expect(submissions).toHaveLength(2);
     expect(submissions[0]!.idempotencyKey).not.toBe(submissions[1]!.idempotencyKey);
-    expect(done.submission.payerReceipt?.referenceNumber).toBe(
-      sandboxReferenceNumber(submissions[1]!.idempotencyKey!),
-    );
+    expect(await submissionsAtPayer(submissions[1]!.idempotencyKey!)).toBe(1);
     expect(done.submission.payerReceipt?.referenceNumber).not.toBe(firstReceipt!.referenceNumber);
   });
 
@@ -175,13 +233,20 @@ describe.each(POLICIES)('policy %s', (policy) => {
       resolution: { kind: 'manual_handoff', reason: 'portal_requires_human' },
     });
     expect(needsHuman.submission.payerReceipt).toBeNull();
+    // What stopped the automation is kept: the human check as the browser saw it.
+    const [humanCheck] = await h.evidence(ready.id);
+    expect(humanCheck).toMatchObject({ kind: 'step_screenshot', step: 'human_check' });
+    const screenshot = await downloadedBytes(humanCheck!.fileId);
+    expect(screenshot.bytes.subarray(0, PNG_MAGIC.length)).toEqual(PNG_MAGIC);
 
-    // The reference the sandbox payer's session page showed the operator.
-    const reference = sandboxManualReferenceNumber(ready.id);
+    // The operator answers the website's human check and reports the reference its confirmation showed.
+    const reference = await website.submitAsOperator(spy.cases.get(ready.id)!, `${ready.id}:operator`);
     await h.completeManualHandoff(ready.id, reference);
     const done = await h.waitForStatus(ready.id, 'completed');
     expect(done.outcome).toBe('approved');
     expect(done.submission.payerReceipt).toMatchObject({ referenceNumber: reference });
+    // The receipt found at the payer links that request's page as the payer showed it (decision 0020).
+    await expectConfirmationEvidence(done);
     expect(spy.callsTo('submit', ready.id)).toHaveLength(1);
     expect(spy.lookups(ready.id).map((c) => c.referenceNumber)).toEqual([reference]);
   });
@@ -199,7 +264,7 @@ describe.each(POLICIES)('policy %s', (policy) => {
       'back in requires_action',
     );
     expect(back.submission.payerReceipt).toBeNull();
-    // Decision 7: three checks at the payer, then back to a human.
+    // Decision 0007: three checks at the payer, then back to a human.
     expect(spy.lookups(ready.id)).toHaveLength(3);
     expect(spy.callsTo('submit', ready.id)).toHaveLength(1);
   });

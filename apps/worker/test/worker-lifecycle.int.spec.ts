@@ -1,5 +1,4 @@
 import { PayerPortalError } from '@prior-auth/domain';
-import { SandboxPayerPortal, sandboxReferenceNumber } from '@prior-auth/payer-portal';
 import {
   GIVEN_UP_JOBS_QUEUE,
   JOB_QUEUE_SETTINGS,
@@ -7,21 +6,30 @@ import {
   PURGE_IDEMPOTENCY_QUEUE,
 } from '@prior-auth/persistence-postgres';
 import { Harness } from './support/harness';
+import { PayerWebsite } from './support/payer-website';
 import { FlakyPayerPortal, Gate, SlowPayerPortal, SpyPayerPortal } from './support/portals';
 
 /*
  * Wake-ups, retries, production without a portal, malformed jobs, heartbeats, shutdown and scheduled
- * maintenance on PostgreSQL, with the worker on pg-boss (decision 0016).
+ * maintenance on PostgreSQL, with the worker on pg-boss (decision 0016) and the sandbox portal a real browser
+ * on the simulated payer website (decision 0022).
  */
 
 let h: Harness;
 let spy: SpyPayerPortal;
+let website: PayerWebsite;
 
+beforeAll(async () => {
+  website = await PayerWebsite.start();
+}, 60_000);
+afterAll(() => website?.close());
 beforeEach(async () => {
   h = await Harness.open();
-  spy = new SpyPayerPortal(new SandboxPayerPortal({ decisionDelayMs: 0 }));
+  spy = new SpyPayerPortal(website.portal());
 });
 afterEach(() => h.close());
+
+const PAYER_REFERENCE = /^PSX-[0-9A-F]{10}$/;
 
 const IDLE = 60_000; // a poll interval no test waits for
 
@@ -55,42 +63,50 @@ describe('wake-ups', () => {
       pipelineSettings: { sandbox: { decisionPollIntervalMs: 0 } },
     });
     const ready = await h.readyCase('SBX-APPROVED');
+    let firstPortalCall: number | null = null;
+    spy.before = async () => {
+      firstPortalCall ??= Date.now();
+    };
     const confirmed = Date.now();
     await h.confirm(ready.id);
-    const done = await h.waitForStatus(ready.id, 'completed', 5_000);
+    const done = await h.waitForStatus(ready.id, 'completed');
     expect(done.outcome).toBe('approved');
-    expect(Date.now() - confirmed).toBeLessThan(3_000);
+    // The job was taken at once (its first portal call), not after a poll interval; the browser runs after
+    // that take what they take.
+    expect(firstPortalCall! - confirmed).toBeLessThan(3_000);
   });
 });
 
 describe('failures', () => {
   it('retries transient portal errors with backoff; the payer still gets one submission', async () => {
     const flaky = new SpyPayerPortal(
-      new FlakyPayerPortal(new SandboxPayerPortal({ decisionDelayMs: 0 }), [
-        'discover',
-        'submit',
-        'pollDecision',
-      ]),
+      new FlakyPayerPortal(website.portal(), ['discover', 'submit', 'pollDecision']),
     );
     const { settled } = await h.startWorker({ portal: flaky });
     const ready = await h.readyCase('SBX-APPROVED');
     await h.confirm(ready.id);
 
-    const done = await h.waitForStatus(ready.id, 'completed', 30_000);
+    const done = await h.waitForStatus(ready.id, 'completed');
     expect(done.outcome).toBe('approved');
     expect(flaky.callsTo('submit', ready.id).map((c) => c.result)).toEqual(['error', 'ok']);
     expect(flaky.submissions(ready.id)).toHaveLength(1);
     // The retry after the boundary asked the payer first (nothing there), then submitted with the same key.
     expect(flaky.callsTo('findSubmission', ready.id)).toHaveLength(1);
-    expect(done.submission.payerReceipt?.referenceNumber).toBe(
-      sandboxReferenceNumber(flaky.submissions(ready.id)[0]!.idempotencyKey!),
-    );
+    expect(done.submission.payerReceipt?.referenceNumber).toMatch(PAYER_REFERENCE);
+    expect(
+      await PayerWebsite.submissionCount(h.dataSource, flaky.submissions(ready.id)[0]!.idempotencyKey!),
+    ).toBe(1);
 
     const jobs = await h.jobs(ready.id);
-    expect(jobs.map((j) => [j.type, j.attempts, j.state])).toEqual([
-      ['process', 3, 'completed'],
-      ['poll_decision', 2, 'completed'],
-    ]);
+    // The receipt's transaction creates the poll and the due-date check together: their order is not defined.
+    expect(jobs.map((j) => [j.type, j.attempts, j.state]).sort()).toEqual(
+      [
+        ['process', 3, 'completed'],
+        ['poll_decision', 2, 'completed'],
+        // Waits for the decision's due date (docs/decisions/0031-events-and-webhooks.md).
+        ['decision_overdue', 0, 'created'],
+      ].sort(),
+    );
     const failures = settled.filter((s) => s.settlement.status === 'failed').map((s) => s.settlement);
     expect(failures).toHaveLength(3);
     for (const failure of failures) {
@@ -104,6 +120,12 @@ describe('failures', () => {
   it('production has no payer portal: its cases fail with payer_portal_unavailable, never reaching the sandbox', async () => {
     const production = await h.inEnvironment('production');
     try {
+      // Serviceable at create (decision 0021), but this worker binds no production portal.
+      await production.connectPayerPortal(
+        'payer_uhc',
+        { baseUrl: 'https://portal.payer.example', pageScript: 'sandbox-payer-site' },
+        { username: 'clinic.user', password: 'not-a-real-password', totpSecret: null },
+      );
       await h.startWorker({ portal: spy });
       const ready = await production.readyCase('SBX-APPROVED');
       await production.confirm(ready.id);
@@ -130,7 +152,7 @@ describe('failures', () => {
     await setRetryLimit(ready.id, 1);
     await h.startWorker({ portal: spy });
 
-    const done = await h.waitForStatus(ready.id, 'completed', 20_000);
+    const done = await h.waitForStatus(ready.id, 'completed');
     expect(done.outcome).toBe('failed');
     expect(done.failure).toMatchObject({ code: 'processing_retries_exhausted' });
     expect(spy.submissions(ready.id)).toEqual([]);
@@ -143,23 +165,24 @@ describe('failures', () => {
   });
 
   it('a case whose submission may have reached the payer is reconciled when its process job gives up, never failed', async () => {
-    const flaky = new SpyPayerPortal(
-      new FlakyPayerPortal(new SandboxPayerPortal({ decisionDelayMs: 0 }), ['submit']),
-    );
+    const flaky = new SpyPayerPortal(new FlakyPayerPortal(website.portal(), ['submit']));
     const ready = await h.readyCase('SBX-APPROVED');
     await h.confirm(ready.id);
     // A single attempt: the failed submit is the process job's last.
     await setRetryLimit(ready.id, 0);
     const { settled } = await h.startWorker({ portal: flaky });
 
-    const done = await h.waitForStatus(ready.id, 'completed', 20_000);
+    const done = await h.waitForStatus(ready.id, 'completed');
     expect(done.outcome).toBe('approved');
     const keys = flaky.callsTo('submit', ready.id).map((c) => c.idempotencyKey);
     expect(flaky.callsTo('submit', ready.id).map((c) => c.result)).toEqual(['error', 'ok']);
     expect(new Set(keys).size).toBe(1);
     expect(flaky.callsTo('findSubmission', ready.id)).toHaveLength(1); // asked before submitting again
     const jobs = await h.jobs(ready.id);
-    expect(jobs.map((j) => j.type)).toEqual(['process', 'reconcile', 'poll_decision']);
+    const types = jobs.map((j) => j.type);
+    expect(types.slice(0, 2)).toEqual(['process', 'reconcile']);
+    // The poll and the due-date job (docs/decisions/0031-events-and-webhooks.md) come with the receipt.
+    expect(types.slice(2).sort()).toEqual(['decision_overdue', 'poll_decision']);
     expect(jobs[0]).toMatchObject({ state: 'failed' });
     expect(
       settled.find((s) => s.job.type === 'process' && s.settlement.status === 'gave_up')?.settlement,
@@ -197,14 +220,12 @@ describe('heartbeats', () => {
   it('a step that outlives its heartbeat interval is not run twice: its worker keeps the claim alive', async () => {
     const heartbeatMs = JOB_QUEUE_SETTINGS.process.heartbeatSeconds * 1_000;
     // Without heartbeats the other worker would take the job over and submit again.
-    const slow = new SpyPayerPortal(
-      new SlowPayerPortal(new SandboxPayerPortal({ decisionDelayMs: 0 }), { submit: heartbeatMs + 3_000 }),
-    );
+    const slow = new SpyPayerPortal(new SlowPayerPortal(website.portal(), { submit: heartbeatMs + 3_000 }));
     const workers = [await h.startWorker({ portal: slow }), await h.startWorker({ portal: slow })];
     const ready = await h.readyCase('SBX-APPROVED');
     await h.confirm(ready.id);
 
-    const done = await h.waitForStatus(ready.id, 'completed', heartbeatMs + 15_000);
+    const done = await h.waitForStatus(ready.id, 'completed', heartbeatMs + 60_000);
     expect(done.outcome).toBe('approved');
     expect(slow.callsTo('submit', ready.id)).toHaveLength(1);
     expect(slow.callsTo('findSubmission', ready.id)).toEqual([]); // no second run asking the payer first
@@ -214,7 +235,7 @@ describe('heartbeats', () => {
     expect(settlements.map((s) => s.settlement)).toEqual([
       { status: 'completed', outcome: 'receipt_recorded' },
     ]);
-  }, 60_000);
+  }, 150_000);
 });
 
 describe('shutdown', () => {
@@ -251,6 +272,7 @@ describe('shutdown', () => {
 
     const keys = spy.callsTo('submit', ready.id).map((c) => c.idempotencyKey);
     expect(new Set(keys).size).toBe(1); // a repeat under the same key is the same submission at the payer
+    expect(await PayerWebsite.submissionCount(h.dataSource, keys[0]!)).toBe(1);
     const [process] = await h.jobs(ready.id);
     expect(process).toMatchObject({ attempts: 2, max_attempts: 2, state: 'completed' });
     const events = await h.eventTypes(ready.id);

@@ -16,7 +16,7 @@ export function assertValidBlobKey(key: string): void {
   if (!valid) throw new Error(`invalid blob key ${JSON.stringify(key)}`);
 }
 
-/** Declared sizes an adapter will sign an upload for: 1 byte up to the documented maximum (decision 14). */
+/** Declared sizes an adapter will sign an upload for: 1 byte up to the documented maximum (decision 0027). */
 export function assertUploadSize(sizeBytes: number, maxBytes: number = MAX_FILE_SIZE_BYTES): void {
   if (!Number.isSafeInteger(sizeBytes) || sizeBytes < 1 || sizeBytes > maxBytes) {
     throw new Error(`upload size must be a whole number of bytes from 1 to ${maxBytes}, got ${sizeBytes}`);

@@ -191,6 +191,17 @@ describe('FsBlobStore', () => {
     expect(await tempFiles()).toEqual([]);
   });
 
+  it('puts bytes the service produced whole, answering their size and SHA-256', async () => {
+    await store.write(KEY, Readable.from([randomBytes(10)]), { maxBytes: 10 });
+    await expect(store.put(KEY, PDF)).resolves.toEqual({
+      sizeBytes: PDF.length,
+      checksumSha256: sha256(PDF),
+    });
+    expect(await readFile(join(root, 'sandbox', 'org_1', 'files', 'file_1'))).toEqual(PDF);
+    await expect(store.checksumSha256(KEY)).resolves.toBe(sha256(PDF));
+    expect(await tempFiles()).toEqual([]);
+  });
+
   it('deletes idempotently', async () => {
     await store.write(KEY, Readable.from([PDF]), { maxBytes: PDF.length });
     await store.delete(KEY);

@@ -95,6 +95,14 @@ export class FsBlobStore implements BlobStore {
     await rm(this.pathOf(key), { force: true });
   }
 
+  /** Bytes the service produced (payer evidence), written like an upload: whole or not at all. */
+  async put(key: string, bytes: Uint8Array): Promise<{ sizeBytes: number; checksumSha256: string }> {
+    const { sizeBytes } = await this.write(key, Readable.from([Buffer.from(bytes)]), {
+      maxBytes: bytes.length,
+    });
+    return { sizeBytes, checksumSha256: createHash('sha256').update(bytes).digest('hex') };
+  }
+
   /**
    * Copies `fromKey` to `toKey` like an upload: streamed into `root/.tmp`, then renamed over the destination,
    * so readers of `toKey` see the previous object or the whole copy, and later writes to `fromKey` (a still

@@ -1,5 +1,5 @@
 /**
- * Adapters of the domain's BlobStore port (decision 14, ADR 0006).
+ * Adapters of the domain's BlobStore port (decisions 0027 and 0006).
  *
  * - `createBlobStore(BLOB_STORAGE_URL, { publicBaseUrl, signingSecret })` picks FsBlobStore (`file://`) or
  *   S3BlobStore (`s3://`).

@@ -274,6 +274,24 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  /** Bytes the service produced (payer evidence): one PutObject, whose content type downloads keep. */
+  async put(
+    key: string,
+    bytes: Uint8Array,
+    options: { contentType: string },
+  ): Promise<{ sizeBytes: number; checksumSha256: string }> {
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: this.objectKey(key),
+        Body: bytes,
+        ContentType: options.contentType,
+        ContentLength: bytes.length,
+      }),
+    );
+    return { sizeBytes: bytes.length, checksumSha256: createHash('sha256').update(bytes).digest('hex') };
+  }
+
   async delete(key: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
   }

@@ -118,6 +118,16 @@ describe('S3BlobStore (s3rver over HTTP)', () => {
     await store.delete(KEY);
   });
 
+  it('puts bytes the service produced with their content type, answering size and SHA-256', async () => {
+    const html = Buffer.from('<html><body>PSX-0123456789</body></html>');
+    await expect(store.put(KEY, html, { contentType: 'text/html' })).resolves.toEqual({
+      sizeBytes: html.length,
+      checksumSha256: sha256(html),
+    });
+    await expect(store.checksumSha256(KEY)).resolves.toBe(sha256(html));
+    await store.delete(KEY);
+  });
+
   it('produces URLs the server refuses once expired', async () => {
     const signedLongAgo = new S3BlobStore({
       config: parseS3BlobStorageUrl(storageUrl()),

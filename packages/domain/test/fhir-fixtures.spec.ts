@@ -89,7 +89,7 @@ describeWithFixtures('real FHIR R4 questionnaires', () => {
   it.each([
     [HOME_OXYGEN, ['expression_dropped', 'sub_questionnaire_dropped']],
     [GLUCOSE_MONITOR, ['expression_dropped', 'sub_questionnaire_dropped', 'extension_ignored']],
-    [LOWER_LIMB, ['expression_dropped', 'display_item_dropped']],
+    [LOWER_LIMB, ['expression_dropped', 'display_item_required']],
     [LFORMS_ENABLE_WHEN, ['expression_dropped']],
   ])('%s imports, reporting every approximation as a warning', (file, codes) => {
     const { warnings } = importFhirQuestionnaireWithWarnings(read(file));

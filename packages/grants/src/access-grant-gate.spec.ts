@@ -1,4 +1,5 @@
 import type { AccessGrantClient, GrantKind, TenantScope } from '@prior-auth/domain';
+import { FixedClock } from '@prior-auth/domain/testing';
 import { RandomIdGenerator, TokenSigner } from '@prior-auth/platform';
 import {
   AccessGrantGate,
@@ -7,7 +8,7 @@ import {
 } from './access-grant-gate';
 import { ACCESS_GRANT_TOKEN_PURPOSE } from './access-grant-token';
 import { SignedAccessGrants } from './signed-access-grants';
-import { InMemoryAccessGrantLedger, ManualClock } from './testing/in-memory-access-grant-ledger';
+import { InMemoryAccessGrantLedger } from './testing/in-memory-access-grant-ledger';
 
 const SECRET = 'grants-unit-test-secret-0123456789abcdef';
 const BASE_URL = 'https://api.example.test';
@@ -20,7 +21,7 @@ const sessionUrl = (subjectId: string) => `https://runtime.example.test/sessions
 
 function setup(resolveSubject?: GrantSubjectResolver) {
   const ledger = new InMemoryAccessGrantLedger();
-  const clock = new ManualClock(T0);
+  const clock = new FixedClock(T0);
   const signer = new TokenSigner(SECRET);
   const resolver = jest.fn<ReturnType<GrantSubjectResolver>, Parameters<GrantSubjectResolver>>(
     resolveSubject ?? (async (grant) => sessionUrl(grant.subjectId)),
@@ -62,6 +63,7 @@ describe('AccessGrantGate', () => {
       kind: 'manual_handoff',
       subjectId: 'mh_1',
       expiresAt: at(TTL),
+      grantId: grant.id,
     });
     expect(ledger.openings).toEqual([
       {

@@ -20,6 +20,7 @@ export type GrantSubjectResolver = (grant: {
   kind: GrantKind;
   subjectId: string;
   expiresAt: Date;
+  grantId: string;
 }) => Promise<string | null>;
 
 export type GrantOpening =
@@ -79,6 +80,7 @@ export class AccessGrantGate {
         kind: grant.kind,
         subjectId: grant.subjectId,
         expiresAt: grant.expiresAt,
+        grantId: grant.id,
       });
     } catch (error) {
       // The subject could not be checked, so access is refused; the attempt is still audited as a refusal.

@@ -1,7 +1,8 @@
 import type { TenantScope } from '@prior-auth/domain';
+import { FixedClock } from '@prior-auth/domain/testing';
 import { RandomIdGenerator, TokenSigner } from '@prior-auth/platform';
 import { SignedAccessGrants } from './signed-access-grants';
-import { InMemoryAccessGrantLedger, ManualClock } from './testing/in-memory-access-grant-ledger';
+import { InMemoryAccessGrantLedger } from './testing/in-memory-access-grant-ledger';
 
 const SECRET = 'grants-unit-test-secret-0123456789abcdef';
 const T0 = new Date('2026-03-02T09:00:00.000Z');
@@ -10,7 +11,7 @@ const scope: TenantScope = { organizationId: 'org_a', environment: 'sandbox' };
 
 function setup(baseUrl = 'https://api.example.test') {
   const ledger = new InMemoryAccessGrantLedger();
-  const clock = new ManualClock(T0);
+  const clock = new FixedClock(T0);
   const issuer = new SignedAccessGrants({
     ledger,
     signer: new TokenSigner(SECRET),

@@ -1,5 +1,4 @@
 export * from './sandbox-scenarios';
-export * from './sandbox-payer-portal';
 export * from './sandbox-runtime-sessions';
 export * from './sandbox-session-page';
 export * from './browser/browser-executable';
@@ -9,3 +8,6 @@ export * from './sites/sandbox-payer-site.account';
 export * from './sites/sandbox-payer-site.page';
 export * from './playwright-payer-portal';
 export * from './sites/sandbox-operator-site.page';
+export * from './sites/page-scripts';
+export * from './connected-payer-portal';
+export * from './screencast-live-sessions';

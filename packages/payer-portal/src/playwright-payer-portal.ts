@@ -2,6 +2,7 @@ import {
   PayerPortalError,
   type Answer,
   type DecisionPoll,
+  type FoundSubmission,
   type PayerDecision,
   type PayerPortal,
   type PayerReceipt,
@@ -15,9 +16,11 @@ import {
   type SubmissionLookup,
   type SubmitResult,
 } from '@prior-auth/domain';
+import { createHash } from 'node:crypto';
 import { errors as playwrightErrors, type BrowserContext, type Page } from 'playwright-core';
 import { BrowserUnavailableError } from './browser/browser-executable';
 import { type ChromiumBrowser } from './browser/chromium-browser';
+import { type LiveRun, type LiveRunSessions } from './screencast-live-sessions';
 import {
   type PayerSitePage,
   type PortalCredentials,
@@ -36,24 +39,51 @@ export interface PlaywrightPayerPortalOptions {
   readAttachment: (attachment: PortalCaseAttachment) => Promise<Uint8Array>;
   /** The `channel` of receipts (default `payer_portal`). */
   channel?: string;
+  /** Warnings every final review shows (the sandbox says no real payer is involved). */
+  reviewWarnings?: readonly string[];
   /** How long one page load may take (default 15 s). */
   navigationTimeoutMs?: number;
   /** How long a whole portal run may take before its context is closed (default 120 s). */
   runTimeoutMs?: number;
-  /** Whether to capture a screenshot after every step (default true). */
+  /**
+   * Whether to capture a screenshot after every step of a submission and of a decided status page (default
+   * true). Reads that change nothing at the payer (discovery, validation, lookups, pending polls) take none.
+   */
   stepScreenshots?: boolean;
+  /**
+   * Signed-in sessions kept per sign-in for later runs of this process (default 8; 0 signs in every run). A
+   * session is resumed only by a run signing in with the same username, password and authenticator secret.
+   */
+  idleSessionsPerAccount?: number;
+  /**
+   * Makes each run's page a live session others can watch (decision 0033); runs are not shown when absent.
+   */
+  liveSessions?: LiveRunSessions;
   /** Tests only: adjusts each fresh context (e.g. to break the network at a chosen moment). */
   configureContext?: (context: BrowserContext) => Promise<void>;
 }
 
+/** A signed-in portal session's cookies, as the browser stores them. */
+type SessionState = Awaited<ReturnType<BrowserContext['storageState']>>;
+
 interface Run {
   page: Page;
+  /** The run's sign-in: resumes a kept session when there is one that is still live, else signs in. */
+  signIn(): Promise<void>;
   evidence: PortalEvidence[];
   /** A screenshot after a step; `always` even when step screenshots are off (what an operator must see). */
   step(name: string, always?: boolean): Promise<void>;
+  /**
+   * Keeps the page open after the run, shown live, for the operator of a manual handoff (decision 0038); a no-op
+   * when runs are not shown live.
+   */
+  holdForOperator(): Promise<void>;
 }
 
 const DEFAULT_CHANNEL = 'payer_portal';
+const DEFAULT_IDLE_SESSIONS = 8;
+/** Distinct sign-ins whose idle sessions a process keeps at once. */
+const MAX_SIGN_INS_KEPT = 256;
 
 /** Answers to a submit click that prove nothing reached the payer. */
 const DEFINITE_REFUSALS: ReadonlySet<string> = new Set([
@@ -76,21 +106,23 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The PayerPortal port driven through the payer's web portal by Chromium (decision 0017). Every call runs in
- * a fresh browser context (closed afterwards, also after a crash or timeout), signs in, and follows the payer's
- * page script. `submit` is idempotent: it first searches the portal for a request made under the idempotency
+ * a fresh browser context (closed afterwards, also after a crash or timeout), signs in or resumes a kept
+ * session, and follows the payer's page script. `submit` is idempotent: it first searches the portal for a request made under the idempotency
  * key (typed into the form as the provider's own reference) and submits only when there is none; a submit
  * whose outcome is unknown is looked up again before the error is reported.
  */
 export class PlaywrightPayerPortal implements PayerPortal {
   private readonly channel: string;
+  /** Signed-in sessions no run is using, per sign-in (see `run` and `signInKey`). */
+  private readonly idleSessions = new Map<string, SessionState[]>();
 
   constructor(private readonly options: PlaywrightPayerPortalOptions) {
     this.channel = options.channel ?? DEFAULT_CHANNEL;
   }
 
   async discover(portalCase: PortalCase): Promise<PortalDiscovery> {
-    return this.run(portalCase, async ({ page, step }) => {
-      await this.signIn(portalCase, page, step);
+    return this.run(portalCase, { screenshots: false }, async ({ page, step, signIn }) => {
+      await signIn();
       await this.openRequestForm(portalCase, page, step);
       const answered = new Set(
         portalCase.questionnaireResponse.item.filter((i) => i.answer.length > 0).map((i) => i.linkId),
@@ -115,8 +147,8 @@ export class PlaywrightPayerPortal implements PayerPortal {
       }
     }
     if (issues.length > 0) return { issues };
-    return this.run(portalCase, async ({ page, step }) => {
-      await this.signIn(portalCase, page, step);
+    return this.run(portalCase, { screenshots: false }, async ({ page, step, signIn }) => {
+      await signIn();
       await this.options.site.chooseProvider(page, portalCase.providerNpi);
       try {
         await this.options.site.findMember(
@@ -161,17 +193,17 @@ export class PlaywrightPayerPortal implements PayerPortal {
           documentTypes: [...a.documentTypes],
         })),
       },
-      warnings: [],
+      warnings: [...(this.options.reviewWarnings ?? [])],
       liveViewUrl: null,
     };
   }
 
   async submit(portalCase: PortalCase, options: { idempotencyKey: string }): Promise<SubmitResult> {
     const key = options.idempotencyKey;
-    return this.run(portalCase, async (run) => {
+    return this.run(portalCase, { screenshots: true }, async (run) => {
       const { page, step, evidence } = run;
       const site = this.options.site;
-      await this.signIn(portalCase, page, step);
+      await run.signIn();
       const earlier = await site.searchByExternalReference(page, key);
       if (earlier[0])
         return {
@@ -181,6 +213,8 @@ export class PlaywrightPayerPortal implements PayerPortal {
       await this.fillRequest(portalCase, key, run);
       if ((await site.review(page)) === 'human_check') {
         await step('human_check', true);
+        // The page waits at the check for the operator, who can act in it through an interactive live view.
+        await run.holdForOperator();
         return {
           needsHuman: {
             reason: 'portal_requires_human',
@@ -209,16 +243,21 @@ export class PlaywrightPayerPortal implements PayerPortal {
     });
   }
 
-  async findSubmission(portalCase: PortalCase, lookup: SubmissionLookup): Promise<PayerReceipt | null> {
-    return this.run(portalCase, async (run) => {
-      await this.signIn(portalCase, run.page, run.step);
+  /** A found request comes with its page at the payer as evidence, as a submit's does (decision 0020). */
+  async findSubmission(portalCase: PortalCase, lookup: SubmissionLookup): Promise<FoundSubmission | null> {
+    return this.run(portalCase, { screenshots: false }, async (run) => {
+      await run.signIn();
       const observed = lookup.referenceNumber?.trim();
       if (observed) {
-        const receipt = await this.options.site.openConfirmation(run.page, observed);
-        return receipt ? this.receipt(receipt, 'found_by_reference') : null;
+        const shown = await this.options.site.openConfirmation(run.page, observed);
+        if (!shown) return null;
+        const receipt = await this.captureConfirmation(run, shown, 'found_by_reference');
+        return { receipt, evidence: run.evidence };
       }
       const found = await this.options.site.searchByExternalReference(run.page, lookup.idempotencyKey);
-      return found[0] ? this.receipt(found[0], 'found_by_key') : null;
+      if (!found[0]) return null;
+      const receipt = await this.confirmation(run, found[0].referenceNumber, 'found_by_key');
+      return { receipt, evidence: run.evidence };
     });
   }
 
@@ -233,8 +272,8 @@ export class PlaywrightPayerPortal implements PayerPortal {
         },
       );
     }
-    return this.run(portalCase, async (run) => {
-      await this.signIn(portalCase, run.page, run.step);
+    return this.run(portalCase, { screenshots: true }, async (run) => {
+      await run.signIn();
       const status = await this.options.site.readStatus(run.page, reference);
       if (!status) {
         throw new PayerPortalError(
@@ -243,8 +282,8 @@ export class PlaywrightPayerPortal implements PayerPortal {
           { transient: false },
         );
       }
-      await run.step('status');
       if (status.status === 'pending') return { state: 'pending' };
+      await run.step('status');
       if (status.status === 'more_information') {
         const wanted = status.documents[0] ?? {
           type: 'payer_requested_records',
@@ -311,7 +350,7 @@ export class PlaywrightPayerPortal implements PayerPortal {
     return this.captureConfirmation(run, shown, how);
   }
 
-  /** The confirmation page as proof of receipt: its HTML, a PNG and a PDF of it (decision 23). */
+  /** The confirmation page as proof of receipt: its HTML, a PNG and a PDF of it (decision 0030). */
   private async captureConfirmation(run: Run, receipt: SiteReceipt, how: string): Promise<PayerReceipt> {
     const capturedAt = new Date();
     const html = await run.page.content();
@@ -337,11 +376,6 @@ export class PlaywrightPayerPortal implements PayerPortal {
       capturedAt,
     });
     return this.receipt(receipt, how);
-  }
-
-  private async signIn(portalCase: PortalCase, page: Page, step: Run['step']): Promise<void> {
-    await this.options.site.signIn(page, await this.options.credentials(portalCase));
-    await step('signed_in');
   }
 
   /** From a signed-in page to the first step of a new request for the case's member. */
@@ -406,31 +440,56 @@ export class PlaywrightPayerPortal implements PayerPortal {
   /**
    * One portal run: a fresh context, closed whatever happens; a run over its time limit is closed under it.
    * Errors leave as PayerPortalError: timeouts, lost connections and a crashed browser are transient.
+   *
+   * Signing in (two forms and a one-time code) was a third of a case's browser time, repeated by every call
+   * (docs/performance.md). A run therefore starts from an idle signed-in session of the account kept by an
+   * earlier run of this process, when there is one, and checks it is still live before relying on it. A session
+   * serves one run at a time (the portal keeps the request being filled in with it) and goes back to the idle
+   * list only after a run that ended well. Nothing is shared between processes: each keeps its own sessions.
    */
-  private async run<T>(portalCase: PortalCase, body: (run: Run) => Promise<T>): Promise<T> {
+  private async run<T>(
+    portalCase: PortalCase,
+    settings: { screenshots: boolean },
+    body: (run: Run) => Promise<T>,
+  ): Promise<T> {
     let context: BrowserContext | null = null;
+    let live: LiveRun | null = null;
+    let held = false;
     let timer: NodeJS.Timeout | undefined;
     const runTimeoutMs = this.options.runTimeoutMs ?? 120_000;
     try {
-      context = await this.options.browser.newContext();
+      const credentials = await this.options.credentials(portalCase);
+      const account = signInKey(credentials);
+      const kept = this.idleSessions.get(account)?.pop() ?? null;
+      context = await this.options.browser.newContext(kept ? { storageState: kept } : {});
       context.setDefaultNavigationTimeout(this.options.navigationTimeoutMs ?? 15_000);
       context.setDefaultTimeout(this.options.navigationTimeoutMs ?? 15_000);
       await this.options.configureContext?.(context);
       const page = await context.newPage();
+      live = (await this.options.liveSessions?.begin(portalCase, page)) ?? null;
       const evidence: PortalEvidence[] = [];
-      const screenshots = this.options.stepScreenshots ?? true;
+      const screenshots = settings.screenshots && (this.options.stepScreenshots ?? true);
+      const site = this.options.site;
       const run: Run = {
         page,
         evidence,
+        signIn: async () => {
+          if (kept && (await site.resumeSession(page))) return;
+          await site.signIn(page, credentials);
+        },
         step: async (name, always = false) => {
           if (!screenshots && !always) return;
           evidence.push({
             kind: 'step_screenshot',
             step: name,
             contentType: 'image/png',
-            bytes: await page.screenshot({ type: 'png' }),
+            // The viewport only: the steps' pages fit in it, and a full-page capture costs a second layout.
+            bytes: await page.screenshot({ type: 'png', caret: 'initial' }),
             capturedAt: new Date(),
           });
+        },
+        holdForOperator: async () => {
+          held = (await live?.hold()) ?? false;
         },
       };
       const deadline = new Promise<never>((_, reject) => {
@@ -445,14 +504,56 @@ export class PlaywrightPayerPortal implements PayerPortal {
           void context?.close().catch(() => undefined);
         }, runTimeoutMs);
       });
-      return await Promise.race([body(run), deadline]);
+      const result = await Promise.race([body(run), deadline]);
+      // A kept page's portal session is the operator's now: no other run may resume it.
+      if (!held) await this.keepSession(account, context);
+      return result;
     } catch (error) {
       throw toPortalError(error, portalCase);
     } finally {
       clearTimeout(timer);
-      await context?.close().catch(() => undefined);
+      if (held && live !== null) {
+        // The page stays open, its input taken, until the handoff closes or the hold runs out (decision 0038).
+        const kept = live;
+        const keptContext = context;
+        void kept
+          .whenReleased()
+          .then(() => kept.end())
+          .catch(() => undefined)
+          .finally(() => void keptContext?.close().catch(() => undefined));
+      } else {
+        await live?.end();
+        await context?.close().catch(() => undefined);
+      }
     }
   }
+
+  /** Puts a run's session back for the next run of the account (bounded: extra ones are just dropped). */
+  private async keepSession(account: string, context: BrowserContext): Promise<void> {
+    const limit = this.options.idleSessionsPerAccount ?? DEFAULT_IDLE_SESSIONS;
+    if ((this.idleSessions.get(account)?.length ?? 0) >= limit) return;
+    const state = await context.storageState().catch(() => null);
+    if (state === null || state.cookies.length === 0) return;
+    // Read the list again after the await: runs ending at the same time all put their sessions back.
+    const idle = this.idleSessions.get(account) ?? [];
+    if (idle.length >= limit) return;
+    idle.push(state);
+    if (!this.idleSessions.has(account) && this.idleSessions.size >= MAX_SIGN_INS_KEPT) {
+      // Many organizations' sign-ins: the one kept longest goes, so a process's memory stays bounded.
+      this.idleSessions.delete(this.idleSessions.keys().next().value!);
+    }
+    this.idleSessions.set(account, idle);
+  }
+}
+
+/**
+ * Whose kept sessions a run may resume: the whole sign-in, not the username, so a run holding other (say
+ * wrong or replaced) credentials for the same account never rides on a session they could not open.
+ */
+function signInKey(credentials: PortalCredentials): string {
+  return createHash('sha256')
+    .update(`${credentials.username}\u0000${credentials.password}\u0000${credentials.totpSecret}`)
+    .digest('base64url');
 }
 
 function answerOf(portalCase: PortalCase, linkId: string): string | null {
@@ -461,13 +562,16 @@ function answerOf(portalCase: PortalCase, linkId: string): string | null {
   return text && text.trim() ? text.trim() : null;
 }
 
-/** The questionnaire's answers as the "clinical information" text the portal asks for, one per line. */
+/**
+ * The questionnaire's answers as the "clinical information" text the portal asks for, one per line; a question
+ * of a repeating group is numbered by its group instance, from 1.
+ */
 function clinicalText(portalCase: PortalCase): string {
   const lines = portalCase.questionnaireResponse.item
     .filter((item) => !item.linkId.startsWith('portal.') && item.answer.length > 0)
     .map(
       (item) =>
-        `${item.linkId}: ${item.answer
+        `${item.linkId}${item.instance === undefined ? '' : ` (${item.instance + 1})`}: ${item.answer
           .map(answerText)
           .filter((t) => t !== null)
           .join(', ')}`,

@@ -1,6 +1,6 @@
 import { type PortalCase } from '@prior-auth/domain';
 
-/** What the simulated payer does with a case (decision 13). */
+/** What the simulated payer does with a case (decision 0026). */
 export type SandboxScenario =
   | 'approved'
   | 'denied'

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { type PortalCase, type TenantScope } from '@prior-auth/domain';
+import { type TenantScope } from '@prior-auth/domain';
 import { TokenSigner } from '@prior-auth/platform';
-import { SandboxPayerPortal, sandboxManualReferenceNumber } from './sandbox-payer-portal';
 import { SandboxRuntimeSessions } from './sandbox-runtime-sessions';
-import { SandboxSessionPage } from './sandbox-session-page';
+import { SandboxSessionPage, sandboxManualReferenceNumber } from './sandbox-session-page';
 import { MemoryRuntimeSessionLedger } from './testing/memory-runtime-session-ledger';
 
 const SCOPE: TenantScope = { organizationId: 'org_1', environment: 'sandbox' };
@@ -93,26 +92,6 @@ const expectStrictHeaders = (response: Response) => {
   expect(csp).not.toContain('unsafe');
 };
 
-const manualHandoffCase = (authorizationId: string): PortalCase => ({
-  authorizationId,
-  environment: 'sandbox',
-  routeId: 'route_payer_uhc_ca_outpatient_hcpcs_e0601',
-  templateSelection: {
-    payerId: 'payer_uhc',
-    insuranceState: 'CA',
-    serviceType: 'outpatient',
-    serviceCode: 'E0601',
-    serviceCodeSystem: 'hcpcs',
-  },
-  providerNpi: '1234567893',
-  questionnaireResponse: {
-    item: [{ linkId: 'patient.memberId', answer: [{ valueString: 'SBX-MANUAL-HANDOFF' }] }],
-  },
-  attachments: [],
-  portalAuthMode: 'automated',
-  receipt: null,
-});
-
 describe('SandboxSessionPage', () => {
   it('interactive: shows the session and authorization with a form that submits to the payer', async () => {
     const { url, sessionId } = await sessionUrl('interactive');
@@ -139,7 +118,7 @@ describe('SandboxSessionPage', () => {
     expect(csp).toContain(`style-src 'sha256-${hash}'`);
   });
 
-  it('interactive POST: shows the payer reference number, which the sandbox payer then finds', async () => {
+  it('interactive POST: shows the payer reference number, the same on every submission', async () => {
     const { url } = await sessionUrl('interactive', 'auth_42');
     const response = await submit(url);
     expect(response.status).toBe(200);
@@ -150,12 +129,6 @@ describe('SandboxSessionPage', () => {
     expect(html).toContain(`<span class="reference" id="reference-number">${reference}</span>`);
     expect(html).not.toContain('<form');
     expect(await (await submit(url)).text()).toContain(reference);
-
-    const found = await new SandboxPayerPortal().findSubmission(manualHandoffCase('auth_42'), {
-      idempotencyKey: 'auth_42:manual',
-      referenceNumber: reference,
-    });
-    expect(found?.referenceNumber).toBe(reference);
   });
 
   it('read-only: a live-view banner, no form, and a submission is refused', async () => {

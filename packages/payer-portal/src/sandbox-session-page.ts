@@ -7,7 +7,6 @@ import {
   type RuntimeSessionRecord,
 } from '@prior-auth/domain';
 import { type TokenSigner } from '@prior-auth/platform';
-import { sandboxManualReferenceNumber } from './sandbox-payer-portal';
 import { SANDBOX_RUNTIME_PROVIDER } from './sandbox-runtime-sessions';
 import { verifySandboxSessionToken } from './sandbox-session-token';
 
@@ -258,4 +257,17 @@ const HTML_ESCAPES: Record<string, string> = {
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
+}
+
+/**
+ * The reference number the sandbox session page shows for the request an operator submits there by hand for
+ * `authorizationId`. One per authorization: submitting again shows the same one. The simulated payer website
+ * does not know it (decision 0022): a handoff completed with it is not found at the payer.
+ */
+export function sandboxManualReferenceNumber(authorizationId: string): string {
+  return `SBXM-${createHash('sha256')
+    .update(`manual-submission:${authorizationId}`, 'utf8')
+    .digest('hex')
+    .slice(0, 12)
+    .toUpperCase()}`;
 }

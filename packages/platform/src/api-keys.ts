@@ -12,7 +12,7 @@ export interface GeneratedApiKey {
   displayPrefix: string;
 }
 
-/** The environment is visible in the key itself (decision 8), so a misplaced key is easy to spot. */
+/** The environment is visible in the key itself (decision 0024), so a misplaced key is easy to spot. */
 export function generateApiKey(environment: Environment): GeneratedApiKey {
   const secret = `${PREFIX[environment]}${randomBase62(40)}`;
   return { secret, hash: hashApiKey(secret), displayPrefix: secret.slice(0, PREFIX[environment].length + 6) };

@@ -1,5 +1,5 @@
 /*
- * The API versions (decision 17): defined here once, read by the API (request validation, the response
+ * The API versions (decision 0029): defined here once, read by the API (request validation, the response
  * header, the OpenAPI document) and by the admin CLI (`key create --api-version`). A version changes response
  * shapes and a few legacy-only rules, never the stored case.
  */

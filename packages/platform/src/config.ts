@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CredentialsCipher, parseCredentialsKeys, type CredentialsKey } from './credentials-cipher';
 
 /**
  * Process configuration, read once from the environment and validated at start-up so that a bad value stops
@@ -43,7 +44,6 @@ export const configSchema = z.object({
     .optional(),
   REQUEST_BODY_LIMIT_BYTES: integer(1024, 10 * 1024 * 1024).default('1048576'),
   SANDBOX_DECISION_DELAY_SECONDS: integer(0, 3600).default('2'),
-  SANDBOX_PORTAL_LATENCY_MS: integer(0, 60_000).default('0'),
   // A system Chromium for the payer-portal browser; unset → the one packaged with the adapter.
   BROWSER_EXECUTABLE_PATH: z
     .string()
@@ -51,10 +51,55 @@ export const configSchema = z.object({
     .refine((value) => value.startsWith('/'), 'must be an absolute path')
     .optional(),
   PAYER_SANDBOX_PORT: integer(0, 65535).default('3100'),
-  // Where the worker's sandbox portal runs reach the simulated payer website; unset → the stateless simulator.
+  // Where the worker's sandbox portal runs reach the simulated payer website; unset → payerSandboxUrl's default.
   PAYER_SANDBOX_URL: z.string().trim().url('must be an absolute http(s) URL').optional(),
+  // Seals payer portal credentials at rest (decision 0021): comma-separated keys, the first seals.
+  CREDENTIALS_KEY: z
+    .string()
+    .transform((value, ctx): CredentialsKey[] => {
+      const keys = parseCredentialsKeys(value);
+      if (typeof keys === 'string') {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: keys });
+        return z.NEVER;
+      }
+      return keys;
+    })
+    .optional(),
+  // Per-API-key budget (decision 0035): requests per second and the burst a key may reach; 0 turns it off.
+  RATE_LIMIT_PER_SECOND: integer(0, 1_000_000).default('100'),
+  RATE_LIMIT_BURST: integer(1, 10_000_000).default('200'),
+  // Requests refused for a missing or bad API key that one client address may make per minute (decision 0035).
+  AUTH_FAILURES_PER_MINUTE: integer(1, 1_000_000).default('30'),
+  // Browser origins allowed to call the API (comma-separated, exact `scheme://host[:port]`); unset → none.
+  CORS_ALLOWED_ORIGINS: z
+    .string()
+    .transform((value, ctx): string[] => {
+      const origins = value
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter((origin) => origin !== '');
+      for (const origin of origins) {
+        let parsed: URL | undefined;
+        try {
+          parsed = new URL(origin);
+        } catch {
+          parsed = undefined;
+        }
+        if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            message: `${JSON.stringify(origin)} is not an origin (scheme://host[:port], no path or trailing slash)`,
+          });
+          return z.NEVER;
+        }
+      }
+      return origins;
+    })
+    .default(''),
   WORKER_CONCURRENCY: integer(1, 64).default('4'),
   WORKER_POLL_INTERVAL_MS: integer(10, 60_000).default('500'),
+  // The worker's probes and metrics (docs/decisions/0034-operability.md): unset → no HTTP port; 0 → any free one.
+  WORKER_HTTP_PORT: integer(0, 65535).optional(),
   SHUTDOWN_GRACE_MS: integer(0, 120_000).default('10000'),
 });
 
@@ -89,3 +134,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  */
 export const publicBaseUrl = (config: AppConfig): string =>
   config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`;
+
+/** The cipher of the configured `CREDENTIALS_KEY`; a ConfigError naming it when it is not set. */
+export function credentialsCipher(config: Pick<AppConfig, 'CREDENTIALS_KEY'>): CredentialsCipher {
+  if (config.CREDENTIALS_KEY === undefined) {
+    throw new ConfigError([
+      'CREDENTIALS_KEY is required to store or read payer portal credentials (32 bytes, base64 or hex)',
+    ]);
+  }
+  return new CredentialsCipher(config.CREDENTIALS_KEY);
+}
+
+/**
+ * Where the worker reaches the simulated payer website the sandbox submits to (decision 0022):
+ * `PAYER_SANDBOX_URL`, or the website `pnpm start` serves on this machine at `PAYER_SANDBOX_PORT`.
+ */
+export const payerSandboxUrl = (config: AppConfig): string =>
+  config.PAYER_SANDBOX_URL ?? `http://127.0.0.1:${config.PAYER_SANDBOX_PORT}`;

@@ -7,3 +7,7 @@ export * from './signing';
 export * from './shutdown';
 export * from './provisioning';
 export * from './data-dir';
+export * from './credentials-cipher';
+export * from './webhook-secret-vault';
+export * from './dns-host-resolver';
+export * from './tracing';

@@ -15,6 +15,10 @@ const BEARER = /^Bearer ([^\s]+)$/;
 export const API_KEY_CACHE_TTL_MS = 5_000;
 const API_KEY_CACHE_ENTRIES = 10_000;
 
+/** A key's `last_used_at` is written at most this often per process (decision 0035), off the request's path. */
+export const API_KEY_LAST_USED_RESOLUTION_MS = 60_000;
+const LAST_USED_FLUSH_MS = 1_000;
+
 export interface ApiKeyCacheOptions {
   ttlMs: number;
 }
@@ -28,6 +32,10 @@ export interface ApiKeyCacheOptions {
 @injectable()
 export class ApiKeyAuthenticator {
   private readonly active: LRUCache<string, AuthenticatedKey>;
+  /** When this process last noted each key's use; keys whose use is still to be written. */
+  private readonly notedUse = new LRUCache<string, number>({ max: API_KEY_CACHE_ENTRIES });
+  private readonly unwrittenUse = new Set<string>();
+  private useTimer: NodeJS.Timeout | undefined;
 
   constructor(
     @inject(TOKENS.OrganizationDirectory) private readonly directory: OrganizationDirectory,
@@ -52,7 +60,10 @@ export class ApiKeyAuthenticator {
     if (!parsed || !this.servedEnvironments.includes(parsed.environment)) return null;
     const hash = hashApiKey(secret);
     const cached = this.active.get(hash);
-    if (cached) return { key: cached, fromDatabase: false };
+    if (cached) {
+      this.noteUse(cached.apiKeyId);
+      return { key: cached, fromDatabase: false };
+    }
     const record = await this.directory.findActiveApiKeyByHash(hash);
     if (!record || !hashesEqual(record.keyHash, hash) || record.environment !== parsed.environment)
       return null;
@@ -62,6 +73,23 @@ export class ApiKeyAuthenticator {
       apiVersion: record.apiVersion,
     };
     this.active.set(hash, authenticated);
+    this.noteUse(authenticated.apiKeyId);
     return { key: authenticated, fromDatabase: true };
+  }
+
+  /** `key list` shows when a key was last used: written in the background, once a minute per key at most. */
+  private noteUse(apiKeyId: string): void {
+    const now = Date.now();
+    const last = this.notedUse.get(apiKeyId);
+    if (last !== undefined && now - last < API_KEY_LAST_USED_RESOLUTION_MS) return;
+    this.notedUse.set(apiKeyId, now);
+    this.unwrittenUse.add(apiKeyId);
+    this.useTimer ??= setTimeout(() => {
+      this.useTimer = undefined;
+      const ids = [...this.unwrittenUse];
+      this.unwrittenUse.clear();
+      // A lost write only leaves the time a minute older; it never fails a request.
+      this.directory.touchApiKeys(ids).catch(() => undefined);
+    }, LAST_USED_FLUSH_MS).unref();
   }
 }

@@ -18,11 +18,11 @@ import { apiVersionOf, isLegacyRequest } from '../http/api-version.middleware';
 import { CommandRunner, type CommandResult } from '../http/command-runner';
 import { parseLimit } from '../http/pagination';
 import { idempotencyKey, ifMatchAfterScoping } from '../http/preconditions';
-import { scopeOf } from '../http/request-context';
+import { pathParam, scopeOf } from '../http/request-context';
 import { assertEmptyBody, validateAll, validateInput } from '../http/validation';
 import { TOKENS } from '../tokens';
-import { etagOf, presentAuthorization } from './authorization.presenter';
-import { presentLegacyAuthorization } from './legacy/legacy-authorization.presenter';
+import type { ReadAuditRecorder } from '../audit/read-audit.recorder';
+import { etagOf, presentAuthorization, presentLegacyAuthorization } from '@prior-auth/presentation';
 import {
   AttachFileRequest,
   ConfirmRequest,
@@ -50,7 +50,7 @@ export interface AuthorizationUseCases {
   cancel: CancelAuthorizationUseCase;
 }
 
-/** The authorization in the request's API version (decisions 17 and 18): versions are presentation. */
+/** The authorization in the request's API version (decision 0029): versions are presentation. */
 const presentFor = (req: Request) =>
   isLegacyRequest(req) ? presentLegacyAuthorization : presentAuthorization;
 
@@ -69,11 +69,9 @@ const authorizationResult = (
   body: presentFor(req)(authorization),
 });
 
-const param = (req: Request, name: string): string => String(req.params[name]);
-
 /**
  * The authorization endpoints, served under both path families (`/v1/prior-auth/authorizations` and
- * `/v1/prior-authorizations`). Every command follows the same order (decisions 3 and 4): authentication
+ * `/v1/prior-authorizations`). Every command follows the same order (decision 0023): authentication
  * (middleware), request validation (422, never stored), If-Match syntax (428/400, checked only once the
  * authorization is known to exist for the tenant, else 404), then the idempotent command itself, where the use
  * case checks tenant scoping (404) and the version (409 version_conflict).
@@ -83,6 +81,7 @@ export class AuthorizationController {
   constructor(
     @inject(TOKENS.AuthorizationUseCases) private readonly useCases: AuthorizationUseCases,
     @inject(CommandRunner) private readonly commands: CommandRunner,
+    @inject(TOKENS.ReadAudit) private readonly readAudit: ReadAuditRecorder,
   ) {}
 
   async create(req: Request, res: Response): Promise<void> {
@@ -112,7 +111,7 @@ export class AuthorizationController {
   }
 
   /**
-   * Create under 2024-01-01 (decision 18): no policy (the case gets `automatic`), Idempotency-Key
+   * Create under 2024-01-01 (decision 0029): no policy (the case gets `automatic`), Idempotency-Key
    * optional, the code system a free string matched case-insensitively. An unknown system is the same refusal
    * as an unserviceable route, answered (and stored) like the use case's.
    */
@@ -153,24 +152,32 @@ export class AuthorizationController {
     // The repository signs cursors bound to the tenant and the status filter (InvalidCursorError → 422).
     const page = await this.useCases.list.execute(scope, {
       status: query.status as AuthorizationStatus | undefined,
+      overdue: query.overdue === 'true',
       limit,
       cursor: query.cursor,
     });
     const present = presentFor(req);
+    this.readAudit.record(
+      req,
+      'authorization',
+      page.items.map((item) => item.id),
+      'list',
+    );
     res.json({ data: page.items.map((item) => present(item)), pagination: { nextCursor: page.nextCursor } });
   }
 
   async retrieve(req: Request, res: Response): Promise<void> {
     const authorization = await this.useCases.get.execute(scopeOf(req), {
-      authorizationId: param(req, 'authorizationId'),
+      authorizationId: pathParam(req, 'authorizationId'),
     });
+    this.readAudit.record(req, 'authorization', [authorization.id], 'retrieve');
     res.setHeader('ETag', etagOf(authorization));
     res.json(presentFor(req)(authorization));
   }
 
   async patchAnswers(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
-    const authorizationId = param(req, 'authorizationId');
+    const authorizationId = pathParam(req, 'authorizationId');
     const [key, body] = validateAll(
       () => idempotencyKey(req, false),
       () => validateInput(PatchAnswersRequest, req.body, 'body', patchAnswersIssues),
@@ -192,7 +199,7 @@ export class AuthorizationController {
 
   async attachFile(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
-    const authorizationId = param(req, 'authorizationId');
+    const authorizationId = pathParam(req, 'authorizationId');
     const [key, body] = validateAll(
       () => idempotencyKey(req, true),
       () => validateInput(AttachFileRequest, req.body, 'body'),
@@ -218,8 +225,8 @@ export class AuthorizationController {
 
   async detachAttachment(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
-    const authorizationId = param(req, 'authorizationId');
-    const attachmentId = param(req, 'attachmentId');
+    const authorizationId = pathParam(req, 'authorizationId');
+    const attachmentId = pathParam(req, 'attachmentId');
     const [key] = validateAll(
       () => idempotencyKey(req, false),
       () => assertEmptyBody(req.body),
@@ -237,7 +244,7 @@ export class AuthorizationController {
 
   async confirm(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
-    const authorizationId = param(req, 'authorizationId');
+    const authorizationId = pathParam(req, 'authorizationId');
     const [key, body] = validateAll(
       () => idempotencyKey(req, true),
       () => validateInput(ConfirmRequest, req.body ?? {}, 'body'),
@@ -258,7 +265,7 @@ export class AuthorizationController {
   }
 
   /**
-   * Under 2024-01-01 confirm may omit nextActionId (decision 18): the case's current action is used, so
+   * Under 2024-01-01 confirm may omit nextActionId (decision 0029): the case's current action is used, so
    * every other confirm rule (status, action type, requirements, review) still decides. Current clients keep
    * `next_action_required`.
    */
@@ -270,7 +277,7 @@ export class AuthorizationController {
 
   async cancel(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
-    const authorizationId = param(req, 'authorizationId');
+    const authorizationId = pathParam(req, 'authorizationId');
     const [key] = validateAll(
       () => idempotencyKey(req, true),
       () => assertEmptyBody(req.body),

@@ -1,4 +1,9 @@
-import { DomainError } from '@prior-auth/domain';
+import {
+  DomainError,
+  routeServiceability,
+  type PortalAccess,
+  type PortalAccessFacts,
+} from '@prior-auth/domain';
 import {
   KeysetCursors,
   type CatalogServiceType,
@@ -15,7 +20,7 @@ import { TOKENS } from '../tokens';
 import { presentPayer, presentRoute } from './catalog.presenter';
 import { ListPayersQuery, ListRoutesQuery } from './catalog.request';
 
-/** Decisions 10 and 11: the payer catalog and the serviceable routes, both keyset-paginated. */
+/** Decision 0025: the payer catalog and the serviceable routes, both keyset-paginated. */
 @injectable()
 export class CatalogController {
   private readonly cursors: KeysetCursors;
@@ -23,6 +28,7 @@ export class CatalogController {
   constructor(
     @inject(TOKENS.PayerCatalog) private readonly catalog: TypeOrmPayerCatalog,
     @inject(TOKENS.TokenSigner) signer: TokenSigner,
+    @inject(TOKENS.PortalAccess) private readonly portalAccess: PortalAccess,
   ) {
     this.cursors = new KeysetCursors(signer);
   }
@@ -88,8 +94,27 @@ export class CatalogController {
       limit,
       after,
     });
+    // Production routes say whether the caller can use them now (decision 0021): one lookup per payer.
+    const facts = new Map<string, PortalAccessFacts | null>();
+    for (const payerId of new Set(page.items.map((route) => route.templateSelection.payerId))) {
+      facts.set(
+        payerId,
+        scope.environment === 'sandbox'
+          ? null
+          : await this.portalAccess.describe(scope.organizationId, payerId),
+      );
+    }
     res.json({
-      data: page.items.map(presentRoute),
+      data: page.items.map((route) =>
+        presentRoute(
+          route,
+          routeServiceability(
+            scope.environment,
+            route.portalAuthModes,
+            facts.get(route.templateSelection.payerId) ?? null,
+          ),
+        ),
+      ),
       pagination: {
         nextCursor: this.next(binding, page.nextAfter),
       },

@@ -1,5 +1,5 @@
 import type { CatalogPayer, CatalogRoute } from '@prior-auth/persistence-postgres';
-import { presentQuestionnaire } from '@prior-auth/domain';
+import { presentQuestionnaire, type RouteServiceability } from '@prior-auth/domain';
 
 /** The Payer object of the spec (field names exact). */
 export const presentPayer = (payer: CatalogPayer) => ({
@@ -13,8 +13,11 @@ export const presentPayer = (payer: CatalogPayer) => ({
   ...(payer.lineOfBusiness ? { lineOfBusiness: payer.lineOfBusiness } : {}),
 });
 
-/** Decision 11's route: what the client must collect before creating an authorization on it. */
-export const presentRoute = (route: CatalogRoute) => ({
+/**
+ * Decision 0025's route: what the client must collect before creating an authorization on it, and (additive,
+ * decision 0021) whether the caller can create on it now.
+ */
+export const presentRoute = (route: CatalogRoute, serviceability: RouteServiceability) => ({
   templateSelection: route.templateSelection,
   portalAuthModes: route.portalAuthModes,
   questionnaire: presentQuestionnaire(route.questionnaire, { item: [] }),
@@ -24,4 +27,5 @@ export const presentRoute = (route: CatalogRoute) => ({
     message: doc.message,
     ...(doc.requiredWhen ? { requiredWhen: doc.requiredWhen } : {}),
   })),
+  serviceability,
 });

@@ -37,10 +37,11 @@ const setHeaders = (res: Response, headers: Record<string, string>): void => {
 };
 
 /**
- * `PUT /blobs/upload/:token` and `GET /blobs/download/:token`, the filesystem adapter's byte transport (decision
- * 14: "PUT <uploadUrl> takes the raw bytes with no API key"). Mounted before the JSON content-type check and
- * body parser, outside `/v1` and its API key: the signed token is the credential, and the request stream goes
- * to the handler unread. With S3 the presigned URLs point at the bucket and these paths answer 404.
+ * `PUT /blobs/upload/:token` and `GET /blobs/download/:token`, the filesystem adapter's byte transport
+ * (decision 0027: "PUT <uploadUrl> takes the raw bytes with no API key"). Mounted before the JSON
+ * content-type check and body parser, outside `/v1` and its API key: the signed token is the credential, and
+ * the request stream goes to the handler unread. With S3 the presigned URLs point at the bucket and these
+ * paths answer 404.
  */
 export function blobRouter(storage: BlobStorage, logger: Logger): Router {
   const router = express.Router();

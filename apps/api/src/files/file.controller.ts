@@ -9,10 +9,11 @@ import { inject, injectable } from 'inversify';
 import { CommandRunner } from '../http/command-runner';
 import { parseLimit } from '../http/pagination';
 import { idempotencyKey } from '../http/preconditions';
-import { scopeOf } from '../http/request-context';
+import { pathParam, scopeOf } from '../http/request-context';
 import { assertEmptyBody, validateAll, validateInput } from '../http/validation';
+import type { ReadAuditRecorder } from '../audit/read-audit.recorder';
 import { TOKENS } from '../tokens';
-import { presentFile } from './file.presenter';
+import { presentFile } from '@prior-auth/presentation';
 import { CreateFileRequest, ListFilesQuery } from './file.request';
 
 /** Every file use case the API drives; built once in the composition root on the configured BlobStore. */
@@ -23,19 +24,18 @@ export interface FileUseCases {
   list: ListFilesUseCase;
 }
 
-const param = (req: Request, name: string): string => String(req.params[name]);
-
 /**
- * Steps 1 and 3 of the upload flow (decision 14) and the reads. Step 2, the raw bytes, goes to the upload URL
- * (the filesystem adapter's `/blobs/upload/:token`, or the S3 bucket) with no API key. Create and complete are
- * commands: the Idempotency-Key is optional and honoured when sent (decision 4), validation failures are
- * never stored, domain refusals are.
+ * Steps 1 and 3 of the upload flow (decision 0027) and the reads. Step 2, the raw bytes, goes to the upload
+ * URL (the filesystem adapter's `/blobs/upload/:token`, or the S3 bucket) with no API key. Create and
+ * complete are commands: the Idempotency-Key is optional and honoured when sent (decision 0023), validation
+ * failures are never stored, domain refusals are.
  */
 @injectable()
 export class FileController {
   constructor(
     @inject(TOKENS.FileUseCases) private readonly useCases: FileUseCases,
     @inject(CommandRunner) private readonly commands: CommandRunner,
+    @inject(TOKENS.ReadAudit) private readonly readAudit: ReadAuditRecorder,
   ) {}
 
   async create(req: Request, res: Response): Promise<void> {
@@ -66,7 +66,7 @@ export class FileController {
 
   async complete(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
-    const fileId = param(req, 'fileId');
+    const fileId = pathParam(req, 'fileId');
     const [key] = validateAll(
       () => idempotencyKey(req, false),
       () => assertEmptyBody(req.body),
@@ -85,8 +85,9 @@ export class FileController {
 
   async retrieve(req: Request, res: Response): Promise<void> {
     const { file, downloadUrl } = await this.useCases.get.execute(scopeOf(req), {
-      fileId: param(req, 'fileId'),
+      fileId: pathParam(req, 'fileId'),
     });
+    this.readAudit.record(req, 'file', [file.id], 'retrieve');
     res.json(presentFile(file, { downloadUrl }));
   }
 
@@ -96,6 +97,12 @@ export class FileController {
     const limit = parseLimit(query.limit);
     // The repository signs cursors bound to the tenant (InvalidCursorError → 422 at ["query", "cursor"]).
     const page = await this.useCases.list.execute(scope, { limit, cursor: query.cursor });
+    this.readAudit.record(
+      req,
+      'file',
+      page.items.map((file) => file.id),
+      'list',
+    );
     res.json({
       data: page.items.map((file) => presentFile(file)),
       pagination: { nextCursor: page.nextCursor },

@@ -1,5 +1,6 @@
 import type { Logger } from '@prior-auth/platform';
 import type { RequestHandler } from 'express';
+import { routePattern } from './http-metrics';
 import { requestContext } from './request-context';
 
 /** One structured line per request: id, method, route pattern (never the raw path with ids), status, latency. */
@@ -8,9 +9,7 @@ export function accessLogMiddleware(logger: Logger): RequestHandler {
     res.on('finish', () => {
       const context = requestContext(req);
       const latencyMs = Number(process.hrtime.bigint() - context.startedAt) / 1e6;
-      const route = req.route?.path
-        ? `${req.baseUrl}${String(req.route.path)}`.replace(/(.)\/$/, '$1')
-        : 'unmatched';
+      const route = routePattern(req);
       logger.info(
         {
           requestId: context.requestId,

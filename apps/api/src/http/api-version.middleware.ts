@@ -11,7 +11,7 @@ import { validationFailed } from './http-error';
 import { requestContext } from './request-context';
 
 /*
- * Decision 17: the version of a request is its `Prior-Auth-Version` header when sent, else the version
+ * Decision 0029: the version of a request is its `Prior-Auth-Version` header when sent, else the version
  * pinned on the API key, else the current one; every `/v1` response names the version used.
  */
 

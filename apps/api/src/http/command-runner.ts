@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isDomainError } from '@prior-auth/domain';
+import { isDomainError, type DomainError } from '@prior-auth/domain';
 import {
   IdempotencyClaimLostError,
   isDatabaseUnavailable,
@@ -46,7 +46,7 @@ export const IDEMPOTENCY_LOCK_TIMEOUT_MS = 60_000;
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
- * Decision 4, implemented once for every command:
+ * Decision 0023, implemented once for every command:
  *
  * 1. The caller validates the request (headers, body, If-Match syntax) before calling `run`: those failures
  *    are never stored, and no key is claimed for them.
@@ -54,10 +54,10 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  *    completed with the same fingerprint → the stored status, headers and body, byte for byte, with
  *    `Idempotent-Replayed: true`; another fingerprint → 409 idempotency_key_reused; still running → 409
  *    idempotency_key_in_use, retryable, `Retry-After: 1` (not stored).
- * 3. The handler runs inside an ambient transaction (`TransactionContext`). The use case's unit of work joins
- *    it through a savepoint, and the response, success or domain error, is stored with
- *    `PostgresIdempotencyStore.complete` in that same transaction: the command's changes and its stored
- *    answer commit together or not at all. A domain error rolls back only the use case's savepoint.
+ * 3. The handler runs inside an ambient transaction (`TransactionContext`) that the use case's unit of work
+ *    joins, and a success is stored with `PostgresIdempotencyStore.complete` in that same transaction: the
+ *    command's changes and its stored answer commit together or not at all. A domain error rolls the whole
+ *    transaction back, and its answer is then stored on its own (the claim token still guards it).
  * 4. Anything else (a bug, the database going away, a lost claim) rolls everything back and releases the
  *    claim, so the client may retry with the same key.
  *
@@ -116,20 +116,8 @@ export class CommandRunner {
 
     let response: StoredResponse;
     try {
-      response = await inTransaction(async () => {
-        let outcome: StoredResponse;
-        try {
-          outcome = render(await handler());
-        } catch (error) {
-          if (!isDomainError(error)) throw error;
-          // The domain refused the command: that answer is the key's result too (decision 4).
-          const rendered = toErrorResponse(error, context.requestId);
-          outcome = {
-            status: rendered.status,
-            headers: rendered.headers,
-            body: JSON.stringify(rendered.body),
-          };
-        }
+      /** Stores `outcome` as the key's answer: in the command's transaction, or alone after a refusal. */
+      const answer = async (outcome: StoredResponse): Promise<StoredResponse> => {
         await this.store.complete({
           ...ref,
           claimToken: claim.claimToken,
@@ -137,6 +125,27 @@ export class CommandRunner {
           now: new Date(),
         });
         return outcome;
+      };
+      response = await inTransaction(async () => {
+        let outcome: StoredResponse;
+        try {
+          outcome = render(await handler());
+        } catch (error) {
+          // Rolls back whatever the refused command wrote before it was refused.
+          if (isDomainError(error)) throw new Refusal(error);
+          throw error;
+        }
+        return answer(outcome);
+      }).catch(async (error: unknown) => {
+        if (!(error instanceof Refusal)) throw error;
+        // The domain refused the command: that answer is the key's result too (decision 0023), stored by
+        // itself once the command's transaction is rolled back.
+        const rendered = toErrorResponse(error.refusal, context.requestId);
+        return answer({
+          status: rendered.status,
+          headers: rendered.headers,
+          body: JSON.stringify(rendered.body),
+        });
       });
     } catch (error) {
       // Nothing was committed: free the key so a retry can run the command.
@@ -153,6 +162,13 @@ export class CommandRunner {
       throw error;
     }
     send(res, response);
+  }
+}
+
+/** Carries a domain refusal out of the command's transaction, rolling it back. */
+class Refusal extends Error {
+  constructor(readonly refusal: DomainError) {
+    super('the command was refused');
   }
 }
 

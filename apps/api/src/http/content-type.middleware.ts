@@ -10,7 +10,7 @@ const hasBody = (headers: Record<string, string | string[] | undefined>): boolea
 
 /**
  * Every body this API reads is JSON (spec: "Content-Type: application/json where a body is sent"). A body sent
- * with another content type, or with none, is refused with 400 bad_request (decision 5: "a non-JSON body →
+ * with another content type, or with none, is refused with 400 bad_request (decision 0023: "a non-JSON body →
  * 400"; see docs/decisions/0012-http-details.md) before anything parses it. Routes that take raw bytes must be
  * mounted before this middleware.
  */

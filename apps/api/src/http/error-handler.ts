@@ -59,7 +59,7 @@ export function toErrorResponse(
     };
   }
   if (isInvalidCursorError(error)) {
-    // Decision 6: a tampered cursor, or one of another tenant or filter set, is a validation failure.
+    // Decision 0023: a tampered cursor, or one of another tenant or filter set, is a validation failure.
     return {
       status: 422,
       headers: {},

@@ -9,6 +9,7 @@ export const DOMAIN_ERROR_HTTP_STATUS: Record<DomainErrorCode, number> = {
   authorization_not_found: 404,
   file_not_found: 404,
   attachment_not_found: 404,
+  action_not_found: 404,
   provider_not_found: 404,
   payer_not_found: 404,
   manual_handoff_not_found: 404,
@@ -20,6 +21,7 @@ export const DOMAIN_ERROR_HTTP_STATUS: Record<DomainErrorCode, number> = {
   next_action_mismatch: 409,
   next_action_not_confirmable: 409,
   requirements_not_satisfied: 409,
+  action_not_open: 409,
   review_stale: 409,
   version_conflict: 409,
   file_not_ready: 409,
@@ -34,6 +36,10 @@ export const DOMAIN_ERROR_HTTP_STATUS: Record<DomainErrorCode, number> = {
   invalid_transition: 409,
   template_invalid: 500,
   auth_provider_unavailable: 503,
+  webhook_endpoint_not_found: 404,
+  webhook_delivery_not_found: 404,
+  webhook_endpoint_invalid: 422,
+  webhook_url_not_allowed: 422,
 };
 
 /**

@@ -2,8 +2,10 @@ import { validationFailed } from './http-error';
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
+/** Far above any cursor the API signs; a longer one can only be tampered with. */
+export const MAX_CURSOR_LENGTH = 2048;
 
-/** Decision 6: `limit` is an integer 1–100 (default 25); anything else is a 422 at `query.limit`. */
+/** Decision 0023: `limit` is an integer 1–100 (default 25); anything else is a 422 at `query.limit`. */
 export function parseLimit(raw: unknown): number {
   if (raw === undefined) return DEFAULT_LIMIT;
   const text = typeof raw === 'string' ? raw : '';

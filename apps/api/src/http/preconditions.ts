@@ -4,7 +4,7 @@ import { HttpError, validationFailed } from './http-error';
 const STRONG_ETAG = /^"(0|[1-9]\d{0,15})"$/;
 
 /**
- * Decision 3: If-Match is exactly one quoted decimal. Missing → 428, anything else (weak tags, lists, `*`,
+ * Decision 0023: If-Match is exactly one quoted decimal. Missing → 428, anything else (weak tags, lists, `*`,
  * unquoted) → 400.
  */
 export function requiredIfMatch(req: Request): number {
@@ -28,7 +28,7 @@ export function requiredIfMatch(req: Request): number {
 }
 
 /**
- * Decision 3: the If-Match precondition comes after tenant scoping, so a missing or malformed header on a
+ * Decision 0023: the If-Match precondition comes after tenant scoping, so a missing or malformed header on a
  * resource the caller cannot see is still 404. `scopedRead` (which throws the not-found error) only runs on
  * that error path.
  */
@@ -41,9 +41,11 @@ export async function ifMatchAfterScoping(req: Request, scopedRead: () => Promis
   }
 }
 
-const PRINTABLE_ASCII = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+/** Printable ASCII with no leading or trailing space. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
 
-/** Decision 4: 1–255 printable ASCII characters; required where the spec's listing says so. */
+/** Decision 0023: 1–255 printable ASCII characters; required where the spec's listing says so. */
 export function idempotencyKey(req: Request, required: boolean): string | null {
   const header = req.header('idempotency-key');
   if (header === undefined) {
@@ -56,12 +58,16 @@ export function idempotencyKey(req: Request, required: boolean): string | null {
       },
     ]);
   }
-  if (header.length === 0 || header.length > 255 || !PRINTABLE_ASCII.test(header)) {
+  if (
+    header.length === 0 ||
+    header.length > MAX_IDEMPOTENCY_KEY_LENGTH ||
+    !IDEMPOTENCY_KEY_PATTERN.test(header)
+  ) {
     throw validationFailed([
       {
         errorType: 'value_error',
         location: ['headers', 'Idempotency-Key'],
-        message: 'Idempotency-Key must be 1 to 255 printable ASCII characters',
+        message: `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters`,
       },
     ]);
   }

@@ -13,6 +13,8 @@ export interface AuthenticatedKey {
 export interface RequestContext {
   requestId: string;
   startedAt: bigint;
+  /** The mount path of the router whose route matched (Express restores `req.baseUrl` on the way out). */
+  routeBase?: string;
   auth?: AuthenticatedKey;
   /** Set behind authentication by the API-version middleware. */
   apiVersion?: ApiVersion;
@@ -36,3 +38,6 @@ export function scopeOf(req: Request): TenantScope {
   if (!auth) throw new Error('unauthenticated request reached an authenticated handler');
   return auth.scope;
 }
+
+/** A path parameter of the matched route, as the string Express captured. */
+export const pathParam = (req: Request, name: string): string => String(req.params[name]);

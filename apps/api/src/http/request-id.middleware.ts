@@ -1,10 +1,34 @@
 import { randomBase62 } from '@prior-auth/platform';
 import type { RequestHandler } from 'express';
-import { setRequestContext } from './request-context';
+import { setRequestContext, type RequestContext } from './request-context';
+
+/**
+ * An `X-Request-Id` a caller or a proxy in front sent is kept as the request id when it is well formed: 8 to 128
+ * letters, digits and `._:-` (a UUID, a proxy's id). Anything else is ignored and an id is generated
+ * (docs/decisions/0034-operability.md).
+ */
+const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$/;
 
 export const requestIdMiddleware: RequestHandler = (req, res, next) => {
-  const requestId = `req_${randomBase62(20)}`;
-  setRequestContext(req, { requestId, startedAt: process.hrtime.bigint() });
+  const incoming = req.headers['x-request-id'];
+  const requestId =
+    typeof incoming === 'string' && WELL_FORMED_REQUEST_ID.test(incoming)
+      ? incoming
+      : `req_${randomBase62(20)}`;
+  const context: RequestContext = { requestId, startedAt: process.hrtime.bigint() };
+  setRequestContext(req, context);
+  // When a route matches, the router sets `req.route`; its mount path is remembered then, as `req.baseUrl`
+  // is reset once the request leaves that router (an error answered by the app's handler, a log line).
+  let route: unknown;
+  Object.defineProperty(req, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => route,
+    set: (value: unknown) => {
+      route = value;
+      context.routeBase = req.baseUrl;
+    },
+  });
   res.setHeader('Request-Id', requestId);
   next();
 };

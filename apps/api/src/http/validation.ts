@@ -4,6 +4,11 @@ import { HttpError, validationFailed, type ValidationIssue } from './http-error'
 
 export type Location = 'body' | 'query' | 'headers' | 'path';
 
+/** The message of an `@IsIn` rule: it names the allowed values, so a client can correct the request. */
+export const oneOf = (field: string, values: readonly string[]) => ({
+  message: `${field} must be one of ${values.join(', ')}`,
+});
+
 // class-validator's constraint names are stable identifiers; expose the common ones as error types.
 const ERROR_TYPES: Record<string, string> = {
   whitelistValidation: 'unknown_field',

@@ -16,7 +16,7 @@ import type { Request, Response } from 'express';
 import { inject, injectable } from 'inversify';
 import { CommandRunner, type CommandResult } from '../http/command-runner';
 import { idempotencyKey, ifMatchAfterScoping } from '../http/preconditions';
-import { scopeOf } from '../http/request-context';
+import { pathParam, scopeOf } from '../http/request-context';
 import { assertEmptyBody, assertEmptyQuery, validateAll, validateInput } from '../http/validation';
 import { TOKENS } from '../tokens';
 import {
@@ -25,7 +25,7 @@ import {
   presentLiveSessionAccessGrant,
   presentManualHandoff,
   presentManualHandoffAccessGrant,
-} from './manual-handoff.presenter';
+} from '@prior-auth/presentation';
 import {
   CompleteManualHandoffRequest,
   RevokeManualHandoffRequest,
@@ -46,8 +46,6 @@ export interface ManualHandoffUseCases {
   getLiveSession: GetLiveSessionUseCase;
   createLiveSessionGrant: CreateLiveSessionGrantUseCase;
 }
-
-const param = (req: Request, name: string): string => String(req.params[name]);
 
 const handoffResult = (
   status: number,
@@ -73,7 +71,7 @@ export class ManualHandoffController {
 
   async create(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
-    const authorizationId = param(req, 'authorizationId');
+    const authorizationId = pathParam(req, 'authorizationId');
     const [key] = validateAll(
       () => idempotencyKey(req, true),
       () => assertEmptyBody(req.body),
@@ -104,7 +102,7 @@ export class ManualHandoffController {
   async list(req: Request, res: Response): Promise<void> {
     assertEmptyQuery(req.query);
     const { authorization, handoffs } = await this.useCases.list.execute(scopeOf(req), {
-      authorizationId: param(req, 'authorizationId'),
+      authorizationId: pathParam(req, 'authorizationId'),
     });
     res.json({
       data: handoffs.map((handoff) => presentManualHandoff(handoff, authorization)),
@@ -170,13 +168,13 @@ export class ManualHandoffController {
   async getLiveSession(req: Request, res: Response): Promise<void> {
     assertEmptyQuery(req.query);
     const { authorization, liveSession } = await this.useCases.getLiveSession.execute(scopeOf(req), {
-      authorizationId: param(req, 'authorizationId'),
+      authorizationId: pathParam(req, 'authorizationId'),
     });
     res.json(presentLiveSession(authorization, liveSession));
   }
 
   async createLiveSessionGrant(req: Request, res: Response): Promise<void> {
-    const authorizationId = param(req, 'authorizationId');
+    const authorizationId = pathParam(req, 'authorizationId');
     await this.grantCommand(req, res, 'live_sessions.create_access_grant', { authorizationId }, async () =>
       presentLiveSessionAccessGrant(
         await this.useCases.createLiveSessionGrant.execute(scopeOf(req), { authorizationId }),
@@ -205,7 +203,10 @@ export class ManualHandoffController {
   }
 
   private handoffRef(req: Request): { authorizationId: string; manualHandoffId: string } {
-    return { authorizationId: param(req, 'authorizationId'), manualHandoffId: param(req, 'manualHandoffId') };
+    return {
+      authorizationId: pathParam(req, 'authorizationId'),
+      manualHandoffId: pathParam(req, 'manualHandoffId'),
+    };
   }
 
   /**

@@ -1,6 +1,5 @@
 import type { Router } from 'express';
-import { asyncHandler } from '../http/async-handler';
-import { methodNotAllowed } from '../http/method-not-allowed';
+import { addRoutes } from '../http/route-table';
 import type { ManualHandoffController } from './manual-handoff.controller';
 
 /**
@@ -9,33 +8,20 @@ import type { ManualHandoffController } from './manual-handoff.controller';
  */
 export function addManualHandoffRoutes(router: Router, controller: ManualHandoffController): void {
   const handoffs = '/:authorizationId/manual-handoffs';
-  router
-    .route(handoffs)
-    .post(asyncHandler((req, res) => controller.create(req, res)))
-    .get(asyncHandler((req, res) => controller.list(req, res)))
-    .all(methodNotAllowed);
-  router
-    .route(`${handoffs}/:manualHandoffId`)
-    .get(asyncHandler((req, res) => controller.retrieve(req, res)))
-    .all(methodNotAllowed);
-  const commands = {
-    complete: controller.complete,
-    'unable-to-complete': controller.unableToComplete,
-    revoke: controller.revoke,
-    'access-grants': controller.createAccessGrant,
-  } as const;
-  for (const [path, handler] of Object.entries(commands)) {
-    router
-      .route(`${handoffs}/:manualHandoffId/${path}`)
-      .post(asyncHandler((req, res) => handler.call(controller, req, res)))
-      .all(methodNotAllowed);
-  }
-  router
-    .route('/:authorizationId/live-session')
-    .get(asyncHandler((req, res) => controller.getLiveSession(req, res)))
-    .all(methodNotAllowed);
-  router
-    .route('/:authorizationId/live-session/access-grants')
-    .post(asyncHandler((req, res) => controller.createLiveSessionGrant(req, res)))
-    .all(methodNotAllowed);
+  const one = `${handoffs}/:manualHandoffId`;
+  addRoutes(router, {
+    [handoffs]: {
+      post: (req, res) => controller.create(req, res),
+      get: (req, res) => controller.list(req, res),
+    },
+    [one]: { get: (req, res) => controller.retrieve(req, res) },
+    [`${one}/complete`]: { post: (req, res) => controller.complete(req, res) },
+    [`${one}/unable-to-complete`]: { post: (req, res) => controller.unableToComplete(req, res) },
+    [`${one}/revoke`]: { post: (req, res) => controller.revoke(req, res) },
+    [`${one}/access-grants`]: { post: (req, res) => controller.createAccessGrant(req, res) },
+    '/:authorizationId/live-session': { get: (req, res) => controller.getLiveSession(req, res) },
+    '/:authorizationId/live-session/access-grants': {
+      post: (req, res) => controller.createLiveSessionGrant(req, res),
+    },
+  });
 }

@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import express, { type RequestHandler, type Router } from 'express';
+import express, { type Router } from 'express';
 import helmet from 'helmet';
 import { HttpError } from '../http/http-error';
 import { methodNotAllowed } from '../http/method-not-allowed';
+import { addRoutes, type RouteHandler } from '../http/route-table';
 import type { OpenApiDocument } from './openapi.document';
 
 /*
@@ -91,23 +92,20 @@ const docsPolicy = helmet.contentSecurityPolicy({
 });
 
 const sendDocument =
-  (text: string): RequestHandler =>
-  (_req, res) => {
+  (text: string): RouteHandler =>
+  async (_req, res) => {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.send(text);
   };
 
 /** `GET /v1/openapi.json`, for the authenticated /v1 router. */
-export const openApiDocumentHandler = (document: OpenApiDocument): RequestHandler =>
+export const openApiDocumentHandler = (document: OpenApiDocument): RouteHandler =>
   sendDocument(JSON.stringify(document));
 
 /** The public routes: `GET /openapi.json`, `GET /docs` and `GET /docs/assets/:asset`. */
 export function docsRouter(document: OpenApiDocument): Router {
   const router = express.Router();
-  router
-    .route('/openapi.json')
-    .get(sendDocument(JSON.stringify(document)))
-    .all(methodNotAllowed);
+  addRoutes(router, { '/openapi.json': { get: sendDocument(JSON.stringify(document)) } });
   router
     .route('/docs')
     .get(docsPolicy, (_req, res) => {

@@ -24,6 +24,7 @@ export const HTTP_LAYER_ERROR_STATUS = {
   payload_too_large: 413,
   request_validation_failed: 422,
   precondition_required: 428,
+  rate_limited: 429,
   headers_too_large: 431,
   idempotency_key_reused: 409,
   idempotency_key_in_use: 409,
@@ -53,6 +54,10 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   request_validation_failed:
     'Body, query or headers are invalid; `error.issues` names each invalid field (`location`, `errorType`).',
   precondition_required: 'The operation requires an If-Match header with the current version.',
+  rate_limited:
+    'Too many requests (`retryable: true`): the API key is over its budget (`RateLimit-*` headers; 100 ' +
+    'requests per second, burst 200, by default), or this address made too many requests without a valid key; ' +
+    'retry after `Retry-After` seconds.',
   request_timeout:
     'The request was not received in time (answered by the HTTP server before routing; the connection closes).',
   headers_too_large:
@@ -82,13 +87,16 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   file_not_ready: 'The file has not completed its upload (status ≠ ready).',
   file_upload_incomplete: 'The uploaded bytes are missing or do not match the declared size.',
   file_content_mismatch:
-    'The declared file is not accepted (purpose, content type, size, empty name) or the bytes do not match it.',
+    'The declared file is not accepted (purpose, content type, size, empty name; `payer_evidence` and ' +
+    '`submission_preview` are the service’s own), the bytes do not match it, or it is not a file that can be attached.',
   file_already_completed: 'The file upload was already completed.',
   attachment_not_found: 'The attachment does not exist on this authorization.',
+  action_not_found: 'The action item does not exist on this authorization (legacy actions, decision 0032).',
+  action_not_open: 'The action item is already resolved.',
   provider_not_found: 'The provider NPI is not registered to the organization.',
   payer_not_found: 'The payer is not in the catalog.',
   unsupported_template_selection:
-    'No serviceable route for the provider, payer, state, service type and service code.',
+    'No serviceable route for the provider, payer, state, service type and service code. In production, `details.reason` is `portal_connection_missing` or `portal_credentials_missing` when the route exists but its payer portal cannot be used yet (decision 0021).',
   portal_auth_mode_unsupported: 'The route does not support the requested portalAuthMode.',
   final_submission_policy_required: '`policy` or `policy.finalSubmission` is missing on create.',
   manual_handoff_not_found: 'The manual handoff does not exist on this authorization.',
@@ -99,6 +107,12 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   invalid_transition: 'The authorization cannot make this status change.',
   template_invalid: 'A catalog questionnaire template is invalid (a server-side defect).',
   auth_provider_unavailable: 'The payer portal sign-in provider is unavailable (`retryable: true`).',
+  webhook_endpoint_not_found: 'No webhook endpoint with that ID for this key’s organization and environment.',
+  webhook_delivery_not_found: 'No delivery with that ID for this webhook endpoint.',
+  webhook_endpoint_invalid: 'The webhook endpoint is not valid (for example `enabledEvents` names nothing).',
+  webhook_url_not_allowed:
+    'The webhook URL is refused: production endpoints must be `https` and must not resolve to loopback, ' +
+    'private or link-local addresses; `details.host` names the host.',
 
   upload_url_invalid: 'The upload URL is not valid (tampered, or not an upload URL).',
   upload_url_expired: 'The upload URL has expired; create a new file.',

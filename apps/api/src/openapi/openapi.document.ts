@@ -1,24 +1,36 @@
 import {
   ALLOWED_FILE_CONTENT_TYPES,
+  WEBHOOK_DELIVERY_STATUSES,
+  ANSWER_CONSTRAINTS,
+  ANSWER_TYPES,
   AUTHORIZATION_STATUSES,
+  COMPARISON_OPERATORS,
+  FAILURE_CODES,
   FILE_PURPOSES,
-  MAX_FILE_SIZE_BYTES,
-  REQUIREMENT_ISSUE_CODES,
-  type AnswerType,
-  type ComparisonOperator,
-  type FileStatus,
-  type IssueSeverity,
-  type NextActionOwner,
-  type NextActionType,
-  type Outcome,
-  type QuestionnaireItemTemplate,
-  type ReconciliationState,
-  type ReviewSnapshotStatus,
-  type ValueType,
+  FILE_STATUSES,
+  FINAL_SUBMISSION_POLICIES,
+  ISSUE_SEVERITIES,
+  PAYER_EVIDENCE_CONTENT_TYPES,
+  RESOURCE_EVENT_TYPES,
   MANUAL_HANDOFF_RESULTS,
   MANUAL_HANDOFF_STATES,
-  REPORTED_OUTCOMES,
-  UNABLE_TO_COMPLETE_REASONS,
+  MAX_FILE_SIZE_BYTES,
+  MAX_ID_LENGTH,
+  MAX_GROUP_INSTANCES,
+  MAX_SERVICE_CODE_LENGTH,
+  NEXT_ACTION_OWNERS,
+  NEXT_ACTION_TYPES,
+  OUTCOMES,
+  PAYER_REQUEST_STATUSES,
+  PORTAL_AUTH_MODES,
+  RECONCILIATION_STATES,
+  REQUIREMENT_ISSUE_CODES,
+  REVIEW_SNAPSHOT_STATUSES,
+  SERVICE_CODE_SYSTEMS,
+  SERVICE_TYPES,
+  SUBMISSION_ATTEMPT_STATUSES,
+  VALUE_TYPES,
+  UNSERVICEABLE_REASONS,
 } from '@prior-auth/domain';
 import {
   API_VERSION_HEADER,
@@ -28,29 +40,44 @@ import {
 } from '@prior-auth/platform';
 import type { oas31 } from 'openapi3-ts';
 import {
+  ANSWER_DOCS,
   ANSWER_VALUE_FIELDS,
-  FINAL_SUBMISSION_POLICIES,
-  MAX_ANSWER_STRING_LENGTH,
-  MAX_ANSWERS_PER_ITEM,
-  MAX_DESCRIPTION_LENGTH,
-  MAX_DOCUMENT_TYPES,
-  MAX_ID_LENGTH,
-  MAX_LEGACY_SERVICE_CODE_SYSTEM_LENGTH,
-  MAX_LINK_ID_LENGTH,
-  MAX_RESPONSE_ITEMS,
-  PORTAL_AUTH_MODES,
-  SERVICE_CODE_SYSTEMS,
-  SERVICE_TYPES,
+  AnswerRequest,
+  CreateAuthorizationRequest,
+  LegacyCreateAuthorizationRequest,
+  LegacyTemplateSelectionRequest,
+  PatchAnswersRequest,
+  PolicyRequest,
+  QuestionnaireResponseRequest,
+  TEMPLATE_SELECTION_DOCS,
+  TemplateSelectionRequest,
 } from '../authorization/authorization.request';
-import { LEGACY_STATUSES } from '../authorization/legacy/legacy-authorization.presenter';
+import { LIVE_INPUT_KEYS } from '@prior-auth/payer-portal';
+import { LEGACY_STATUSES } from '@prior-auth/presentation';
 import {
-  MAX_OPERATOR_NOTES_LENGTH,
-  MAX_REFERENCE_NUMBER_LENGTH,
-  MAX_REVOKE_REASON_LENGTH,
-} from '../manual-handoff/manual-handoff.request';
-import { MAX_CONTENT_TYPE_LENGTH, MAX_FILE_NAME_LENGTH, MAX_PURPOSE_LENGTH } from '../files/file.request';
+  ACTION_ITEM_TYPES,
+  DECISION_STATES,
+  WORKFLOW_STATES,
+} from '../authorization/legacy/legacy-workflow.presenter';
+import { MAX_PAYER_SEARCH_LENGTH } from '../catalog/catalog.request';
+import { MAX_LIVE_INPUT_TEXT_LENGTH } from '../live-view/live-view.routes';
 import { DOMAIN_ERROR_HTTP_STATUS } from '../http/error-mapping';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../http/pagination';
+import { DEFAULT_LIMIT, MAX_CURSOR_LENGTH, MAX_LIMIT } from '../http/pagination';
+import { IDEMPOTENCY_KEY_PATTERN, MAX_IDEMPOTENCY_KEY_LENGTH } from '../http/preconditions';
+import {
+  CreateWebhookEndpointRequest,
+  SUBSCRIBABLE_EVENTS,
+  UpdateWebhookEndpointRequest,
+} from '../webhooks/webhook-endpoint.request';
+import { requestComponentSchemas, requestSchema, type RequestClass } from './request-schema';
+import { AttachFileRequest, ConfirmRequest } from '../authorization/authorization.request';
+import { ResolveActionRequest } from '../authorization/legacy/legacy-workflow.request';
+import { CreateFileRequest } from '../files/file.request';
+import {
+  CompleteManualHandoffRequest,
+  RevokeManualHandoffRequest,
+  UnableToCompleteManualHandoffRequest,
+} from '../manual-handoff/manual-handoff.request';
 import { ERROR_DESCRIPTIONS, ERROR_HTTP_STATUS, type ErrorCode } from './error-catalog';
 import {
   arrayOf,
@@ -77,56 +104,6 @@ import {
 
 export type OpenApiDocument = oas31.OpenAPIObject;
 
-/** Every member of a string union, checked complete by the compiler. */
-const membersOf = <T extends string>(members: Record<T, true>): T[] => Object.keys(members) as T[];
-
-const OUTCOMES = membersOf<Outcome>({
-  approved: true,
-  denied: true,
-  modified: true,
-  not_required: true,
-  failed: true,
-});
-const NEXT_ACTION_TYPES = membersOf<NextActionType>({
-  provide_requirements: true,
-  advance_case: true,
-  approve_submission: true,
-  complete_payer_interaction: true,
-});
-const NEXT_ACTION_OWNERS = membersOf<NextActionOwner>({ customer: true, operator: true });
-const REVIEW_SNAPSHOT_STATUSES = membersOf<ReviewSnapshotStatus>({
-  current: true,
-  stale: true,
-  approved: true,
-});
-const ANSWER_TYPES = membersOf<AnswerType>({
-  string: true,
-  date: true,
-  boolean: true,
-  decimal: true,
-  coding: true,
-});
-const VALUE_TYPES = membersOf<ValueType>({ integer: true, quantity: true, time: true, dateTime: true });
-const ISSUE_SEVERITIES = membersOf<IssueSeverity>({ error: true, warning: true, info: true });
-const COMPARISON_OPERATORS = membersOf<ComparisonOperator>({
-  '=': true,
-  '!=': true,
-  '>': true,
-  '<': true,
-  '>=': true,
-  '<=': true,
-});
-const RECONCILIATION_STATES = membersOf<ReconciliationState>({
-  pending: true,
-  confirmed: true,
-  not_found: true,
-});
-const FILE_STATUSES = membersOf<FileStatus>({ pending_upload: true, ready: true });
-const ANSWER_CONSTRAINTS = membersOf<NonNullable<QuestionnaireItemTemplate['answerConstraint']>>({
-  optionsOnly: true,
-  optionsOrString: true,
-});
-
 // ---- component names -----------------------------------------------------------------------------------
 
 type SchemaName =
@@ -134,6 +111,10 @@ type SchemaName =
   | 'AuthorizationList'
   | 'LegacyAuthorization'
   | 'LegacyAuthorizationList'
+  | 'LegacyWorkflowAuthorization'
+  | 'ActionItem'
+  | 'SubmissionAttempt'
+  | 'ResolveActionRequest'
   | 'LegacyQuestionnaireGroup'
   | 'LegacyCreateAuthorizationRequest'
   | 'LegacyTemplateSelectionInput'
@@ -145,6 +126,7 @@ type SchemaName =
   | 'TemplateSelection'
   | 'Route'
   | 'RouteList'
+  | 'RouteServiceability'
   | 'DocumentRequirement'
   | 'QuestionnaireGroup'
   | 'QuestionnaireItem'
@@ -158,6 +140,16 @@ type SchemaName =
   | 'Requirements'
   | 'Issue'
   | 'Submission'
+  | 'AuthorizationFailure'
+  | 'Event'
+  | 'EventList'
+  | 'WebhookEndpoint'
+  | 'WebhookEndpointWithSecret'
+  | 'WebhookEndpointList'
+  | 'WebhookDelivery'
+  | 'WebhookDeliveryList'
+  | 'CreateWebhookEndpointRequest'
+  | 'UpdateWebhookEndpointRequest'
   | 'ReviewSnapshot'
   | 'PayerReceipt'
   | 'Decision'
@@ -169,6 +161,8 @@ type SchemaName =
   | 'ErrorEnvelope'
   | 'ValidationIssue'
   | 'HealthStatus'
+  | 'Liveness'
+  | 'Readiness'
   | 'BlobUploadResult'
   | 'CreateAuthorizationRequest'
   | 'TemplateSelectionInput'
@@ -192,12 +186,17 @@ type SchemaName =
 type ParameterName =
   | 'AuthorizationId'
   | 'AttachmentId'
+  | 'ActionId'
+  | 'IfMatchOptional'
   | 'PayerId'
   | 'FileId'
   | 'BlobToken'
   | 'ManualHandoffId'
+  | 'WebhookEndpointId'
+  | 'WebhookDeliveryId'
   | 'GrantToken'
   | 'SandboxSessionToken'
+  | 'LiveViewToken'
   | 'IdempotencyKeyRequired'
   | 'IdempotencyKeyOptional'
   | 'ApiVersion'
@@ -213,7 +212,10 @@ type HeaderName =
   | 'Location'
   | 'IdempotentReplayed'
   | 'RetryAfter'
-  | 'WWWAuthenticate';
+  | 'WWWAuthenticate'
+  | 'RateLimitLimit'
+  | 'RateLimitRemaining'
+  | 'RateLimitReset';
 
 const ref = (name: SchemaName): Schema => ({ $ref: `#/components/schemas/${name}` });
 const param = (name: ParameterName): oas31.ReferenceObject => ({ $ref: `#/components/parameters/${name}` });
@@ -223,97 +225,85 @@ const header = (name: HeaderName): oas31.ReferenceObject => ({ $ref: `#/componen
 
 const id = (prefix: string, description: string) =>
   string({ pattern: `^${prefix}_[A-Za-z0-9]+$`, description });
+/** A receipt's details: open, with the one member the service fixes (docs/decisions/0020-payer-evidence.md). */
+const receiptDetails: SchemaObject = {
+  ...openObject('Channel-specific details.'),
+  properties: {
+    confirmationFileId: string({
+      description:
+        'What the payer portal showed when it accepted the submission: a file of purpose `payer_evidence` ' +
+        '(an image of the confirmation page, else a PDF of it), read and downloaded like any ready file ' +
+        '(`GET /v1/files/{fileId}`) by the case’s organization and environment only. Absent when the ' +
+        'receipt came without such a capture (a submission found at the payer after a crash, a manual handoff).',
+    }),
+  },
+};
 const STATE = string({ pattern: '^[A-Z]{2}$', description: 'Two-letter US state code.' });
 const SERVICE_TYPE = enumOf(SERVICE_TYPES);
 
-const templateSelection = (input: boolean): SchemaObject =>
-  object(
-    {
-      payerId: string({
-        minLength: 1,
-        ...(input ? { maxLength: MAX_ID_LENGTH } : {}),
-        description: 'Canonical payer ID.',
-      }),
-      insuranceState: input
-        ? string({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter state code (stored upper-case).' })
-        : STATE,
-      serviceType: SERVICE_TYPE,
-      serviceCode: string({
-        minLength: 1,
-        ...(input ? { maxLength: 50 } : {}),
-        description: 'A HCPCS, CPT or NDC code.',
-      }),
-      serviceCodeSystem: enumOf(SERVICE_CODE_SYSTEMS),
-    },
-    { description: 'The pinned route: payer, state, service type and service code.' },
-  );
+/** The pinned route as the API answers it; the request's is generated from `TemplateSelectionRequest`. */
+const TEMPLATE_SELECTION = object(
+  {
+    payerId: string({ minLength: 1, description: TEMPLATE_SELECTION_DOCS.payerId }),
+    insuranceState: STATE,
+    serviceType: SERVICE_TYPE,
+    serviceCode: string({ minLength: 1, description: TEMPLATE_SELECTION_DOCS.serviceCode }),
+    serviceCodeSystem: enumOf(SERVICE_CODE_SYSTEMS),
+  },
+  { description: TEMPLATE_SELECTION_DOCS.selection },
+);
 
-/** An answer holds exactly one value field. */
-const answer = (input: boolean): SchemaObject => ({
+/** An answer as the API answers it (one value field); the request's is generated from `AnswerRequest`. */
+const ANSWER: SchemaObject = {
   ...object(
     {
-      valueString: string(input ? { maxLength: MAX_ANSWER_STRING_LENGTH } : {}),
+      valueString: string(),
       valueBoolean: boolean(),
-      valueDate: string({
-        ...(input ? { maxLength: 32 } : {}),
-        description: 'A calendar date `YYYY-MM-DD`; an invalid date is a requirement issue, not a 422.',
-      }),
+      valueDate: string({ description: ANSWER_DOCS.valueDate }),
       valueDecimal: number(),
-      valueCoding: input
-        ? object({ code: string({ minLength: 1, maxLength: MAX_LINK_ID_LENGTH }) })
-        : ref('Coding'),
-      valueInteger: integer({ description: 'A whole number, for `decimal` items of `valueType` `integer`.' }),
+      valueCoding: ref('Coding'),
+      valueInteger: integer({ description: ANSWER_DOCS.valueInteger }),
       valueQuantity: object(
         {
           value: number(),
-          unit: string({ minLength: 1, ...(input ? { maxLength: MAX_LINK_ID_LENGTH } : {}) }),
-          system: string({ minLength: 1, ...(input ? { maxLength: MAX_ANSWER_STRING_LENGTH } : {}) }),
-          code: string({ minLength: 1, ...(input ? { maxLength: MAX_LINK_ID_LENGTH } : {}) }),
+          unit: string({ minLength: 1 }),
+          system: string({ minLength: 1 }),
+          code: string({ minLength: 1 }),
         },
-        {
-          optional: ['unit', 'system', 'code'],
-          description:
-            'For `decimal` items of `valueType` `quantity`; the unit must be among the item’s `units`.',
-        },
+        { optional: ['unit', 'system', 'code'], description: ANSWER_DOCS.valueQuantity },
       ),
-      valueTime: string({
-        ...(input ? { maxLength: 32 } : {}),
-        description: '`hh:mm[:ss]`, for `string` items of `valueType` `time`.',
-      }),
-      valueDateTime: string({
-        ...(input ? { maxLength: 64 } : {}),
-        description: 'ISO 8601 date-time, for `date` items of `valueType` `dateTime`.',
-      }),
+      valueTime: string({ description: ANSWER_DOCS.valueTime }),
+      valueDateTime: string({ description: ANSWER_DOCS.valueDateTime }),
     },
-    {
-      optional: [...ANSWER_VALUE_FIELDS],
-      description: `Exactly one of ${ANSWER_VALUE_FIELDS.map((field) => `\`${field}\``).join(', ')}.`,
-    },
+    { optional: [...ANSWER_VALUE_FIELDS], description: ANSWER_DOCS.answer },
   ),
   minProperties: 1,
   maxProperties: 1,
-});
+};
 
-const questionnaireResponse = (input: boolean): SchemaObject =>
-  object(
-    {
-      item: arrayOf(
-        object({
-          linkId: string({ minLength: 1, ...(input ? { maxLength: MAX_LINK_ID_LENGTH } : {}) }),
-          answer: arrayOf(
-            ref(input ? 'AnswerInput' : 'Answer'),
-            input ? { maxItems: MAX_ANSWERS_PER_ITEM } : {},
-          ),
-        }),
-        input ? { maxItems: MAX_RESPONSE_ITEMS } : {},
+/** A question's repeating-group instance (docs/decisions/0036). */
+const INSTANCE = integer({ minimum: 0, maximum: MAX_GROUP_INSTANCES - 1, description: ANSWER_DOCS.instance });
+
+const QUESTIONNAIRE_RESPONSE = object(
+  {
+    item: arrayOf(
+      object(
+        { linkId: string({ minLength: 1 }), instance: INSTANCE, answer: arrayOf(ref('Answer')) },
+        { optional: ['instance'] },
       ),
-    },
-    {
-      description: input
-        ? 'Answers by linkId. On patch, each item sent replaces that item’s answers; an empty `answer` clears it.'
-        : 'The current normalized answer set.',
-    },
-  );
+    ),
+  },
+  { description: 'The current normalized answer set.' },
+);
+
+/** The request classes with a component of their own; their nested classes are inlined. */
+export const AUTHORIZATION_REQUEST_COMPONENTS = {
+  TemplateSelectionInput: TemplateSelectionRequest,
+  LegacyTemplateSelectionInput: LegacyTemplateSelectionRequest,
+  PolicyInput: PolicyRequest,
+  QuestionnaireResponseInput: QuestionnaireResponseRequest,
+  AnswerInput: AnswerRequest,
+} satisfies Partial<Record<SchemaName, RequestClass>>;
 
 const list = (item: SchemaName, description: string): SchemaObject =>
   object({ data: arrayOf(ref(item)), pagination: ref('Pagination') }, { description });
@@ -326,6 +316,18 @@ const condition = (properties: Record<string, Schema>, required: string[]): Sche
 });
 
 // ---- component schemas ---------------------------------------------------------------------------------
+
+const webhookEndpointProperties = {
+  id: id('we', 'Stable webhook endpoint ID.'),
+  url: string(),
+  description: nullable(string()),
+  enabledEvents: arrayOf(enumOf(SUBSCRIBABLE_EVENTS)),
+  disabled: boolean(),
+  apiVersion: enumOf(API_VERSIONS, { description: 'The API version its deliveries are rendered in.' }),
+  version: integer({ minimum: 1, description: 'Send it quoted in If-Match on PATCH (optional there).' }),
+  createdAt: dateTime(),
+  updatedAt: dateTime(),
+};
 
 const schemas: Record<SchemaName, SchemaObject> = {
   Authorization: object(
@@ -353,6 +355,7 @@ const schemas: Record<SchemaName, SchemaObject> = {
       createdAt: dateTime(),
       updatedAt: dateTime('Time of the last change.'),
       outcome: nullable(enumOf(OUTCOMES, { description: 'Terminal outcome once status is completed.' })),
+      failure: nullable(ref('AuthorizationFailure')),
       portalAuthMode: enumOf(PORTAL_AUTH_MODES, {
         description: 'How the service accesses the payer portal.',
       }),
@@ -401,7 +404,7 @@ const schemas: Record<SchemaName, SchemaObject> = {
           {
             receivedAt: dateTime(),
             referenceNumber: nullable(string()),
-            details: openObject('Channel-specific details.'),
+            details: receiptDetails,
           },
           { description: 'The payer receipt.' },
         ),
@@ -456,15 +459,34 @@ const schemas: Record<SchemaName, SchemaObject> = {
     description: string(),
   }),
   SandboxScenarioList: list('SandboxScenario', 'Every scenario of the simulated payer (one page).'),
-  TemplateSelection: templateSelection(false),
+  TemplateSelection: TEMPLATE_SELECTION,
   Route: object(
     {
       templateSelection: ref('TemplateSelection'),
       portalAuthModes: arrayOf(enumOf(PORTAL_AUTH_MODES), { minItems: 1 }),
       questionnaire: arrayOf(ref('QuestionnaireGroup')),
       documentRequirements: arrayOf(ref('DocumentRequirement')),
+      serviceability: ref('RouteServiceability'),
     },
     { description: 'A serviceable route: what to collect before creating an authorization on it.' },
+  ),
+  RouteServiceability: object(
+    {
+      serviceable: boolean({
+        description:
+          'Whether a create on this route succeeds now. Sandbox routes always are; a production route needs its payer’s portal connected and, for `automated`, the organization’s stored portal credentials (otherwise create answers 409 unsupported_template_selection).',
+      }),
+      reason: nullable(
+        enumOf(UNSERVICEABLE_REASONS, {
+          description:
+            'Why not, when `serviceable` is false (for the default mode, `automated` where offered).',
+        }),
+      ),
+      portalAuthModes: arrayOf(enumOf(PORTAL_AUTH_MODES), {
+        description: 'The route’s portal auth modes a create can use now.',
+      }),
+    },
+    { description: 'Additive (decision 0021): whether and how the caller can create on the route now.' },
   ),
   RouteList: list('Route', 'A page of serviceable routes.'),
   DocumentRequirement: object(
@@ -476,11 +498,29 @@ const schemas: Record<SchemaName, SchemaObject> = {
     },
     { optional: ['requiredWhen'] },
   ),
-  QuestionnaireGroup: object({
-    id: string({ description: 'Stable group ID.' }),
-    title: string(),
-    items: arrayOf(ref('QuestionnaireItem')),
-  }),
+  QuestionnaireGroup: object(
+    {
+      id: string({ description: 'Stable group ID.' }),
+      title: string(),
+      items: arrayOf(ref('QuestionnaireItem')),
+      displays: arrayOf(
+        object(
+          {
+            linkId: string(),
+            text: string(),
+            position: integer({ minimum: 0, description: 'Shown after this many of the group’s items.' }),
+            hiddenWhen: describe(ref('Condition'), 'Not shown while this holds.'),
+          },
+          { optional: ['hiddenWhen'] },
+        ),
+        {
+          description:
+            'Text shown among the items without taking an answer (FHIR display items, docs/decisions/0036).',
+        },
+      ),
+    },
+    { optional: ['displays'] },
+  ),
   QuestionnaireItem: object(
     {
       linkId: string({ description: 'Stable field key used in questionnaireResponse.' }),
@@ -509,9 +549,18 @@ const schemas: Record<SchemaName, SchemaObject> = {
       notAllowedWhen: describe(ref('Condition'), 'The item must not be answered while this holds.'),
       valuesWhen: ref('ValuesWhen'),
       textWhen: ref('TextWhen'),
+      repeatingGroup: object(
+        { linkId: string(), text: string() },
+        {
+          description:
+            'The repeating group this question belongs to: its answers carry the group `instance`, and it is ' +
+            'asked and validated in each instance (docs/decisions/0036).',
+        },
+      ),
     },
     {
       optional: [
+        'repeatingGroup',
         'repeats',
         'valueType',
         'units',
@@ -569,30 +618,135 @@ const schemas: Record<SchemaName, SchemaObject> = {
     { code: string(), system: string(), display: string() },
     { optional: ['system', 'display'] },
   ),
-  Answer: answer(false),
-  QuestionnaireResponse: questionnaireResponse(false),
+  Answer: ANSWER,
+  QuestionnaireResponse: QUESTIONNAIRE_RESPONSE,
   Requirements: object(
     {
       version: integer({ minimum: 1, description: 'Checked against nextAction.requirementsVersion.' }),
-      questions: arrayOf(object({ linkId: string(), message: string() })),
+      questions: arrayOf(
+        object({ linkId: string(), instance: INSTANCE, message: string() }, { optional: ['instance'] }),
+      ),
       documents: arrayOf(object({ type: string(), message: string() })),
       issues: arrayOf(ref('Issue')),
     },
     { description: 'The current unresolved blockers; the status stays requires_input while any remain.' },
   ),
-  Issue: object({
-    code: string({
-      description: `Stable code; the requirements engine's are ${REQUIREMENT_ISSUE_CODES.map((c) => `\`${c}\``).join(', ')}.`,
-    }),
-    message: string(),
-    field: string({ description: 'The linkId or field path.' }),
-    severity: enumOf(ISSUE_SEVERITIES),
-  }),
+  Issue: object(
+    {
+      code: string({
+        description: `Stable code; the requirements engine's are ${REQUIREMENT_ISSUE_CODES.map((c) => `\`${c}\``).join(', ')}.`,
+      }),
+      message: string(),
+      field: string({ description: 'The linkId or field path.' }),
+      severity: enumOf(ISSUE_SEVERITIES),
+      instance: INSTANCE,
+    },
+    { optional: ['instance'] },
+  ),
   Submission: object({
     reviewSnapshot: nullable(ref('ReviewSnapshot')),
     payerReceipt: nullable(ref('PayerReceipt')),
     decision: nullable(ref('Decision')),
+    decisionDueAt: nullable(
+      dateTime(
+        'When the payer’s decision is due under CMS-0057-F: 72 hours (expedited: `request.expedited` ' +
+          'answered true) or 7 calendar days after the payer’s receipt. Null until a receipt exists, and ' +
+          'again when the payer asks for more information.',
+      ),
+    ),
   }),
+  Event: object(
+    {
+      id: id('evt', 'Stable event ID; also the `webhook-id` of its deliveries.'),
+      type: enumOf(RESOURCE_EVENT_TYPES, {
+        description:
+          '`authorization.created`; `authorization.updated` for every new version; `authorization.<status>` ' +
+          'for each status entered; `authorization.decision_overdue` when a case waiting on the payer passes ' +
+          '`submission.decisionDueAt`; `manual_handoff.created`, `manual_handoff.closed`; `file.ready`; ' +
+          '`webhook_endpoint.disabled` (after 5 days of failed deliveries) and `webhook_endpoint.test`.',
+      }),
+      createdAt: dateTime(),
+      authorizationId: nullable(string({ description: 'The case the event is about; null for files.' })),
+      data: object({
+        object: {
+          anyOf: [
+            ref('Authorization'),
+            ref('LegacyAuthorization'),
+            ref('ManualHandoff'),
+            ref('File'),
+            ref('WebhookEndpoint'),
+          ],
+          description:
+            'The resource as it was when the event happened, in the API version of the request (an ' +
+            'authorization under 2024-01-01 has the legacy shape).',
+        },
+      }),
+    },
+    { description: 'Something that happened to a resource (docs/decisions/0031-events-and-webhooks.md).' },
+  ),
+  EventList: list('Event', 'A page of events, newest first.'),
+  WebhookEndpoint: object(webhookEndpointProperties, {
+    description:
+      'A URL that receives the organization’s events of one environment, signed (Standard Webhooks).',
+  }),
+  WebhookEndpointWithSecret: object(
+    {
+      ...webhookEndpointProperties,
+      secret: string({
+        pattern: '^whsec_',
+        description: 'The signing secret (`whsec_…`), shown only in this answer; it is stored encrypted.',
+      }),
+    },
+    { description: 'The endpoint and its new signing secret.' },
+  ),
+  WebhookEndpointList: list('WebhookEndpoint', 'A page of webhook endpoints, newest first.'),
+  WebhookDelivery: object(
+    {
+      id: id('whdel', 'The delivery ID.'),
+      eventId: id('evt', 'The event delivered; also the `webhook-id` header of every attempt.'),
+      eventType: string(),
+      authorizationId: nullable(string({ description: 'The case of the event; null for files.' })),
+      status: enumOf(WEBHOOK_DELIVERY_STATUSES, {
+        description:
+          '`pending` until an attempt is answered 2xx (`succeeded`) or retries end after 3 days (`failed`).',
+      }),
+      nextAttemptAt: nullable(dateTime('When a pending delivery is sent again after a failed attempt.')),
+      createdAt: dateTime(),
+      updatedAt: dateTime(),
+      attempts: {
+        type: 'array',
+        description: 'Every attempt, oldest first.',
+        items: object({
+          attemptNumber: integer({ minimum: 1 }),
+          attemptedAt: dateTime(),
+          statusCode: nullable(integer({ description: 'The receiver’s status; null when none came.' })),
+          durationMs: integer({ minimum: 0 }),
+          responseExcerpt: nullable(string({ description: 'At most 4 KiB of what the receiver answered.' })),
+          error: nullable(
+            string({ description: 'Why the attempt failed (status, redirect, timeout, refused address).' }),
+          ),
+        }),
+      },
+    },
+    { description: 'One event sent to one endpoint (docs/decisions/0031-events-and-webhooks.md).' },
+  ),
+  WebhookDeliveryList: list('WebhookDelivery', 'A page of deliveries, newest first.'),
+  CreateWebhookEndpointRequest: requestSchema(CreateWebhookEndpointRequest),
+  UpdateWebhookEndpointRequest: requestSchema(UpdateWebhookEndpointRequest),
+  AuthorizationFailure: object(
+    {
+      code: string({
+        description: `Stable reason; the service's codes are ${FAILURE_CODES.map((c) => `\`${c}\``).join(', ')}.`,
+      }),
+      message: string({ description: 'Human-readable; may change.' }),
+      retryable: boolean({
+        description:
+          'Whether creating the same request again later may succeed (outages, automation trouble), as ' +
+          'opposed to a refusal by the payer or its portal.',
+      }),
+    },
+    { description: 'Why a case completed with outcome `failed`; null for every other case.' },
+  ),
   ReviewSnapshot: object(
     {
       id: id('rs', 'Review snapshot ID.'),
@@ -625,7 +779,7 @@ const schemas: Record<SchemaName, SchemaObject> = {
       referenceNumber: nullable(string()),
       channel: string(),
       payerStatusText: string({ description: 'Raw payer-visible text.' }),
-      details: openObject('Channel-specific details.'),
+      details: receiptDetails,
     },
     { description: 'Evidence-backed proof that the payer received the submission.' },
   ),
@@ -638,7 +792,16 @@ const schemas: Record<SchemaName, SchemaObject> = {
       effectiveTo: nullable(string({ description: 'End of the approved window, when available.' })),
       modifications: arrayOf(string()),
       denialReasons: arrayOf(string()),
-      details: openObject('Payer-specific details.'),
+      details: {
+        ...openObject('Payer-specific details.'),
+        properties: {
+          letterFileId: string({
+            description:
+              'The decision letter the payer portal offered, kept as a file of purpose `payer_evidence` ' +
+              '(`GET /v1/files/{fileId}`); absent when the portal offered none.',
+          }),
+        },
+      },
     },
     { description: 'The terminal payer decision, when known.' },
   ),
@@ -675,8 +838,15 @@ const schemas: Record<SchemaName, SchemaObject> = {
       id: id('file', 'Stable file ID.'),
       status: enumOf(FILE_STATUSES, { description: 'Only `ready` files can be attached.' }),
       fileName: string(),
-      contentType: enumOf(ALLOWED_FILE_CONTENT_TYPES),
-      purpose: enumOf(FILE_PURPOSES),
+      contentType: enumOf(PAYER_EVIDENCE_CONTENT_TYPES, {
+        description:
+          '`text/html` only for purpose `payer_evidence` (a payer page, downloaded as an attachment).',
+      }),
+      purpose: enumOf(FILE_PURPOSES, {
+        description:
+          '`payer_evidence`: what a payer portal showed (confirmation page, decision letter, screenshots), ' +
+          'created by the service, readable and downloadable like any ready file, never attachable.',
+      }),
       sizeBytes: integer({ minimum: 1, maximum: MAX_FILE_SIZE_BYTES }),
       checksumSha256: nullable(string({ pattern: '^[0-9a-f]{64}$', description: 'Recorded at completion.' })),
       createdAt: dateTime(),
@@ -716,92 +886,29 @@ const schemas: Record<SchemaName, SchemaObject> = {
     status: enumOf(['ok', 'degraded']),
     checks: object({ database: enumOf(['up', 'down']) }),
   }),
+  Liveness: object({ status: enumOf(['ok']) }),
+  Readiness: object({
+    status: enumOf(['ready', 'not_ready']),
+    checks: object({
+      database: enumOf(['up', 'down']),
+      migrations: enumOf(['current', 'pending', 'ahead', 'unknown'], {
+        description:
+          '`pending`: migrations of this release are not applied yet; `ahead`: the database was migrated by a newer release; `unknown`: the database cannot be asked.',
+      }),
+    }),
+  }),
   BlobUploadResult: object({ sizeBytes: integer({ minimum: 0, description: 'Bytes stored.' }) }),
 
-  CreateAuthorizationRequest: object(
-    {
-      providerNpi: string({
-        pattern: '^[0-9]{10}$',
-        description: 'A provider NPI registered to the organization.',
-      }),
-      templateSelection: ref('TemplateSelectionInput'),
-      policy: describe(ref('PolicyInput'), 'Required; missing → 400 final_submission_policy_required.'),
-      portalAuthMode: enumOf(PORTAL_AUTH_MODES, { description: 'For routes that support several modes.' }),
-      questionnaireResponse: describe(
-        ref('QuestionnaireResponseInput'),
-        'Initial answers, merged before the case is created.',
-      ),
-    },
-    { optional: ['portalAuthMode', 'questionnaireResponse'] },
+  CreateAuthorizationRequest: requestSchema(CreateAuthorizationRequest, AUTHORIZATION_REQUEST_COMPONENTS),
+  LegacyCreateAuthorizationRequest: requestSchema(
+    LegacyCreateAuthorizationRequest,
+    AUTHORIZATION_REQUEST_COMPONENTS,
   ),
-  TemplateSelectionInput: templateSelection(true),
-  LegacyCreateAuthorizationRequest: object(
-    {
-      providerNpi: string({ pattern: '^[0-9]{10}$' }),
-      templateSelection: ref('LegacyTemplateSelectionInput'),
-      policy: describe(openObject('Ignored: the case gets policy `automatic`.'), 'Ignored.'),
-      portalAuthMode: enumOf(PORTAL_AUTH_MODES),
-      questionnaireResponse: ref('QuestionnaireResponseInput'),
-    },
-    {
-      optional: ['policy', 'portalAuthMode', 'questionnaireResponse'],
-      description: `Create under ${LEGACY_API_VERSION}: no policy, Idempotency-Key optional.`,
-    },
-  ),
-  LegacyTemplateSelectionInput: {
-    ...templateSelection(true),
-    properties: {
-      ...templateSelection(true).properties,
-      serviceCodeSystem: string({
-        minLength: 1,
-        maxLength: MAX_LEGACY_SERVICE_CODE_SYSTEM_LENGTH,
-        description: `Matched case-insensitively to ${SERVICE_CODE_SYSTEMS.join(', ')}; anything else → 409 unsupported_template_selection.`,
-      }),
-    },
-  },
-  PolicyInput: object({ finalSubmission: enumOf(FINAL_SUBMISSION_POLICIES) }),
-  QuestionnaireResponseInput: questionnaireResponse(true),
-  AnswerInput: answer(true),
-  PatchAnswersRequest: object({ questionnaireResponse: ref('QuestionnaireResponseInput') }),
-  AttachFileRequest: object(
-    {
-      fileId: string({
-        minLength: 1,
-        maxLength: MAX_ID_LENGTH,
-        description: 'A ready file of the organization.',
-      }),
-      documentTypes: arrayOf(string({ minLength: 1, maxLength: 100 }), {
-        minItems: 1,
-        maxItems: MAX_DOCUMENT_TYPES,
-        description: 'Every requirement type the file satisfies.',
-      }),
-      description: nullable(string({ maxLength: MAX_DESCRIPTION_LENGTH })),
-    },
-    { optional: ['description'] },
-  ),
-  ConfirmRequest: object(
-    {
-      nextActionId: nullable(
-        string({
-          maxLength: MAX_ID_LENGTH,
-          description: 'The current confirmable nextAction.id; missing → 409 next_action_required.',
-        }),
-      ),
-    },
-    { optional: ['nextActionId'] },
-  ),
-  CreateFileRequest: object({
-    fileName: string({
-      maxLength: MAX_FILE_NAME_LENGTH,
-      description: 'Not blank; becomes the attachment label.',
-    }),
-    contentType: string({
-      maxLength: MAX_CONTENT_TYPE_LENGTH,
-      description: `One of ${ALLOWED_FILE_CONTENT_TYPES.join(', ')}; checked against the bytes at completion.`,
-    }),
-    sizeBytes: number({ description: `The exact size in bytes, 1 to ${MAX_FILE_SIZE_BYTES} (25 MiB).` }),
-    purpose: string({ maxLength: MAX_PURPOSE_LENGTH, description: `One of ${FILE_PURPOSES.join(', ')}.` }),
-  }),
+  PatchAnswersRequest: requestSchema(PatchAnswersRequest, AUTHORIZATION_REQUEST_COMPONENTS),
+  ...requestComponentSchemas(AUTHORIZATION_REQUEST_COMPONENTS),
+  AttachFileRequest: requestSchema(AttachFileRequest),
+  ConfirmRequest: requestSchema(ConfirmRequest),
+  CreateFileRequest: requestSchema(CreateFileRequest),
   ManualHandoff: object(
     {
       manualHandoffId: id('mh', 'Stable handoff ID.'),
@@ -865,35 +972,122 @@ const schemas: Record<SchemaName, SchemaObject> = {
     },
     { description: 'Read-only access to the current live session.' },
   ),
-  CompleteManualHandoffRequest: object(
+  CompleteManualHandoffRequest: requestSchema(CompleteManualHandoffRequest),
+  UnableToCompleteManualHandoffRequest: requestSchema(UnableToCompleteManualHandoffRequest),
+  RevokeManualHandoffRequest: requestSchema(RevokeManualHandoffRequest),
+  EmptyBody: object({}, { description: 'This operation takes no body; an empty object is accepted.' }),
+  // The legacy workflow shape (shared decision 0029, decision 0032).
+  LegacyWorkflowAuthorization: object(
     {
-      reportedOutcome: enumOf(REPORTED_OUTCOMES),
-      observedReferenceNumber: nullable(
-        string({
-          maxLength: MAX_REFERENCE_NUMBER_LENGTH,
-          description:
-            'The payer’s reference as the operator saw it; reconciliation looks it up at the payer.',
+      id: id('auth', 'Stable authorization ID.'),
+      workflowState: enumOf(WORKFLOW_STATES, {
+        description:
+          'requires_input → needs_input, requires_confirmation → ready_to_submit, processing → submitting, ' +
+          'waiting_on_payer → pending_payer, requires_action or an open payer request → action_required, ' +
+          'completed, canceled → cancelled.',
+      }),
+      decisionState: enumOf(DECISION_STATES, {
+        description:
+          '`unknown` before a payer receipt and for a failed case, `pending` while waiting on the payer, ' +
+          '`approved` (approved, modified, not_required) or `denied`.',
+      }),
+      createdAt: dateTime(),
+      updatedAt: dateTime(),
+      template: object(
+        {
+          id: string(),
+          version: string(),
+          sourceName: string({ description: 'The questionnaire template’s title.' }),
+          effectiveDate: nullable(string({ description: 'Not kept by the catalog: always null.' })),
+        },
+        { description: 'The route’s questionnaire template pinned on the case.' },
+      ),
+      questionnaire: arrayOf(ref('LegacyQuestionnaireGroup')),
+      requirements: object({
+        questions: arrayOf(
+          object(
+            { linkId: string(), instance: INSTANCE, required: boolean(), answered: boolean() },
+            { optional: ['instance'] },
+          ),
+          {
+            description: 'Every enabled question.',
+          },
+        ),
+        documents: arrayOf(
+          object({
+            key: string({ description: 'The document type.' }),
+            label: string(),
+            required: boolean({ description: 'Required given the current answers.' }),
+            provided: boolean({ description: 'An attachment carries this document type.' }),
+            message: string(),
+          }),
+        ),
+        issues: arrayOf(
+          object({
+            code: string(),
+            message: string(),
+            field: string(),
+            severity: enumOf(ISSUE_SEVERITIES),
+            blocking: boolean({ description: 'True for severity error.' }),
+          }),
+        ),
+      }),
+      submissionChannel: nullable(
+        enumOf(['efax'], { description: 'null for portal routes (every route today); efax is reserved.' }),
+      ),
+      answers: openObject(
+        '`{linkId: value}`: the single answer value, or an array when several (a coding or quantity is an object).',
+      ),
+      attachments: arrayOf(
+        object({
+          id: id('att', 'Stable, scoped to the authorization.'),
+          fileId: string(),
+          label: string(),
+          createdAt: dateTime(),
         }),
       ),
-      operatorNotes: nullable(string({ maxLength: MAX_OPERATOR_NOTES_LENGTH })),
+      actions: arrayOf(ref('ActionItem'), { description: 'The payer’s requests for more information.' }),
+      previewFile: nullable(ref('File')),
+      latestSubmissionAttempt: nullable(ref('SubmissionAttempt')),
     },
-    { optional: ['observedReferenceNumber', 'operatorNotes'] },
-  ),
-  UnableToCompleteManualHandoffRequest: object(
     {
-      reason: enumOf(UNABLE_TO_COMPLETE_REASONS),
-      operatorNotes: nullable(string({ maxLength: MAX_OPERATOR_NOTES_LENGTH })),
+      description:
+        'The authorization (legacy workflow shape), answered by `PATCH …/{authorizationId}` and ' +
+        '`POST …/actions/{actionId}/resolve` whatever the API version.',
     },
-    { optional: ['operatorNotes'] },
   ),
-  RevokeManualHandoffRequest: object(
+  ActionItem: object(
     {
-      reason: string({ minLength: 1, maxLength: MAX_REVOKE_REASON_LENGTH }),
-      notes: nullable(string({ maxLength: MAX_OPERATOR_NOTES_LENGTH })),
+      id: id('req', 'Stable, scoped to the authorization.'),
+      type: enumOf(ACTION_ITEM_TYPES),
+      status: enumOf(PAYER_REQUEST_STATUSES, { description: '`resolved` once the case moved on.' }),
+      message: string({ description: 'What the payer asked for.' }),
+      createdAt: dateTime(),
+      requestedDocuments: arrayOf(string(), { description: 'The requested document types.' }),
+      resolutionHint: string(),
+      resolutionNote: nullable(string()),
+      resolvedAt: nullable(dateTime()),
     },
-    { optional: ['notes'] },
+    { description: 'A payer’s request for more information (sandbox scenario more_info).' },
   ),
-  EmptyBody: object({}, { description: 'This operation takes no body; an empty object is accepted.' }),
+  SubmissionAttempt: object(
+    {
+      id: id('sa', 'Stable, scoped to the authorization.'),
+      authorizationId: id('auth', 'The authorization.'),
+      status: enumOf(SUBMISSION_ATTEMPT_STATUSES, {
+        description:
+          '`pending` from the final submission boundary, `accepted` once the payer’s receipt is recorded, ' +
+          '`confirmed` once its decision arrived, `failed` when the case failed first.',
+      }),
+      submissionReference: nullable(string({ description: 'The payer’s reference number.' })),
+      acceptedAt: nullable(dateTime()),
+      confirmedAt: nullable(dateTime()),
+      errorCode: nullable(string()),
+      errorMessage: nullable(string()),
+    },
+    { description: 'The latest pass of the case to the payer.' },
+  ),
+  ResolveActionRequest: requestSchema(ResolveActionRequest),
 };
 
 /** The spec's error envelope; each response narrows `error.code` to its own codes (`errorsOf`). */
@@ -942,18 +1136,26 @@ const idempotencyKey = (required: boolean): oas31.ParameterObject => ({
     (required
       ? ' Missing → 422 at `["headers", "Idempotency-Key"]`.'
       : ' Optional here; honoured when sent.'),
-  schema: string({ minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$' }),
+  schema: string({
+    minLength: 1,
+    maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
+    pattern: IDEMPOTENCY_KEY_PATTERN.source,
+  }),
 });
 
 const parameters: Record<ParameterName, oas31.ParameterObject> = {
   AuthorizationId: pathParameter('authorizationId', 'The authorization ID (`auth_…`).'),
   AttachmentId: pathParameter('attachmentId', 'The attachment ID (`att_…`).'),
+  ActionId: pathParameter('actionId', 'The action item ID (`req_…`) of the legacy workflow shape.'),
   PayerId: pathParameter('payerId', 'The canonical payer ID.'),
   FileId: pathParameter('fileId', 'The file ID (`file_…`).'),
   BlobToken: pathParameter('token', 'The signed, expiring capability from an upload or download URL.'),
   ManualHandoffId: pathParameter('manualHandoffId', 'The manual handoff ID (`mh_…`).'),
+  WebhookEndpointId: pathParameter('webhookEndpointId', 'The webhook endpoint ID (`we_…`).'),
+  WebhookDeliveryId: pathParameter('deliveryId', 'The delivery ID (`whdel_…`).'),
   GrantToken: pathParameter('token', 'The signed capability of an access-grant URL.'),
   SandboxSessionToken: pathParameter('token', 'The signed, expiring capability a grant redirected to.'),
+  LiveViewToken: pathParameter('token', 'The signed capability a live-session grant redirected to.'),
   IdempotencyKeyRequired: idempotencyKey(true),
   IdempotencyKeyOptional: idempotencyKey(false),
   ApiVersion: {
@@ -974,6 +1176,15 @@ const parameters: Record<ParameterName, oas31.ParameterObject> = {
       'malformed → 400 bad_request; stale → 409 version_conflict.',
     schema: string({ pattern: '^"(0|[1-9][0-9]*)"$' }),
   },
+  IfMatchOptional: {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description:
+      'Optional on the legacy workflow endpoints (decision 0032); when sent, the current version as a quoted ' +
+      'decimal: malformed → 400 bad_request, stale → 409 version_conflict.',
+    schema: string({ pattern: '^"(0|[1-9][0-9]*)"$' }),
+  },
   Limit: {
     name: 'limit',
     in: 'query',
@@ -987,7 +1198,7 @@ const parameters: Record<ParameterName, oas31.ParameterObject> = {
     required: false,
     description:
       '`pagination.nextCursor` of the previous page; opaque and bound to the organization, environment and filters.',
-    schema: string({ maxLength: 2048 }),
+    schema: string({ maxLength: MAX_CURSOR_LENGTH }),
   },
 };
 
@@ -1006,9 +1217,10 @@ const headers: Record<HeaderName, oas31.HeaderObject> = {
     schema: enumOf(API_VERSIONS),
   },
   RequestId: {
-    description: 'Identifies this request in logs and support requests.',
+    description:
+      "Identifies this request in logs and support requests: `req_…`, or the request's own `X-Request-Id` when that is 8 to 128 letters, digits and `._:-`.",
     required: true,
-    schema: string({ pattern: '^req_[A-Za-z0-9]+$' }),
+    schema: string({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$' }),
   },
   ETag: {
     description: 'The authorization version as a strong entity tag; send it as If-Match.',
@@ -1027,6 +1239,21 @@ const headers: Record<HeaderName, oas31.HeaderObject> = {
   },
   RetryAfter: { description: 'Seconds to wait before retrying.', schema: string({ pattern: '^[0-9]+$' }) },
   WWWAuthenticate: { description: 'The authentication scheme.', schema: enumOf(['Bearer']) },
+  RateLimitLimit: {
+    description:
+      'The API key’s budget in requests per second (a burst above it is allowed; decision 0035). Present on ' +
+      'every answer to a request with a valid key.',
+    schema: string({ pattern: '^[0-9]+$' }),
+  },
+  RateLimitRemaining: {
+    description:
+      'Requests left in the current one-second window (0 while the key spends its burst allowance).',
+    schema: string({ pattern: '^[0-9]+$' }),
+  },
+  RateLimitReset: {
+    description: 'Seconds until the current window ends and the budget is renewed.',
+    schema: string({ pattern: '^[0-9]+$' }),
+  },
 };
 
 // ---- responses -----------------------------------------------------------------------------------------
@@ -1059,7 +1286,11 @@ function errorResponses(
   for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
     const extra: Headers = {};
     if (status === 401) extra['WWW-Authenticate'] = header('WWWAuthenticate');
-    if (group.includes('service_unavailable') || group.includes('idempotency_key_in_use'))
+    if (
+      group.includes('service_unavailable') ||
+      group.includes('idempotency_key_in_use') ||
+      group.includes('rate_limited')
+    )
       extra['Retry-After'] = header('RetryAfter');
     // Domain refusals of a command are stored with its key and replayed like its success (not the rest).
     if (options.command && group.some((code) => Object.hasOwn(DOMAIN_ERROR_HTTP_STATUS, code)))
@@ -1103,6 +1334,8 @@ const COMMON_ERRORS: Record<Access, readonly ErrorCode[]> = {
     'request_validation_failed',
     'internal_error',
     'service_unavailable',
+    // The key's budget, or the address's limit on requests without a valid key (decision 0035).
+    'rate_limited',
   ],
   // Behind the JSON body checks, no key.
   public: ['bad_request', 'not_found', 'payload_too_large', 'request_validation_failed', 'internal_error'],
@@ -1110,12 +1343,24 @@ const COMMON_ERRORS: Record<Access, readonly ErrorCode[]> = {
   capability: ['not_found', 'request_validation_failed', 'internal_error'],
 };
 
-/** Every `/v1` operation takes the version header and answers it (decision 17), errors included. */
+/**
+ * Every `/v1` operation takes the version header and answers it (decision 0029), errors included, and names
+ * the key's rate-limit budget (decision 0035) once the key is known.
+ */
 const withApiVersion = (responses: Record<string, Response>): Record<string, Response> =>
   Object.fromEntries(
     Object.entries(responses).map(([status, response]) => [
       status,
-      { ...response, headers: { ...response.headers, [API_VERSION_HEADER]: header('ApiVersion') } },
+      {
+        ...response,
+        headers: {
+          ...response.headers,
+          [API_VERSION_HEADER]: header('ApiVersion'),
+          'RateLimit-Limit': header('RateLimitLimit'),
+          'RateLimit-Remaining': header('RateLimitRemaining'),
+          'RateLimit-Reset': header('RateLimitReset'),
+        },
+      },
     ]),
   );
 
@@ -1137,6 +1382,58 @@ function operation(spec: OperationSpec): oas31.OperationObject {
     responses: versioned ? withApiVersion(responses) : responses,
   };
 }
+
+/**
+ * Working examples (tested against the API in test/openapi.api.spec.ts): a sandbox case for the demo NPI of
+ * `pnpm start` on the CPAP route, and the answers that leave only its documents outstanding.
+ */
+export const CREATE_AUTHORIZATION_EXAMPLE = {
+  providerNpi: '1234567893',
+  policy: { finalSubmission: 'automatic' },
+  templateSelection: {
+    payerId: 'payer_uhc',
+    insuranceState: 'CA',
+    serviceType: 'outpatient',
+    serviceCode: 'E0601',
+    serviceCodeSystem: 'hcpcs',
+  },
+};
+
+export const PATCH_ANSWERS_EXAMPLE = {
+  questionnaireResponse: {
+    item: [
+      { linkId: 'patient.memberId', answer: [{ valueString: 'SBX-APPROVED' }] },
+      { linkId: 'patient.firstName', answer: [{ valueString: 'Ada' }] },
+      { linkId: 'patient.lastName', answer: [{ valueString: 'Lovelace' }] },
+      { linkId: 'patient.birthDate', answer: [{ valueDate: '1980-12-10' }] },
+      { linkId: 'request.diagnosisCode', answer: [{ valueString: 'G47.33' }] },
+      { linkId: 'clinical.sleepStudyType', answer: [{ valueCoding: { code: 'psg' } }] },
+      { linkId: 'clinical.sleepStudyDate', answer: [{ valueDate: '2026-01-10' }] },
+      { linkId: 'clinical.apneaHypopneaIndex', answer: [{ valueDecimal: 22 }] },
+      { linkId: 'clinical.faceToFaceDate', answer: [{ valueDate: '2026-01-15' }] },
+      { linkId: 'clinical.priorPapUse', answer: [{ valueBoolean: false }] },
+    ],
+  },
+};
+
+const patchAnswersBody = (): oas31.RequestBodyObject => ({
+  required: true,
+  description:
+    'One item per question answered, by `linkId` (and `instance` inside a repeating group); each answer is one ' +
+    'FHIR value (`valueString`, `valueDate`, `valueDecimal`, `valueInteger`, `valueBoolean` or `valueCoding`) ' +
+    'as the question’s type asks.',
+  content: {
+    [JSON_MEDIA_TYPE]: {
+      schema: ref('PatchAnswersRequest'),
+      examples: {
+        cpapAnswers: {
+          summary: 'Every question of the sandbox CPAP route (E0601) answered',
+          value: PATCH_ANSWERS_EXAMPLE,
+        },
+      },
+    },
+  },
+});
 
 const jsonBody = (schema: SchemaName, required: boolean, description?: string): oas31.RequestBodyObject => ({
   required,
@@ -1174,6 +1471,44 @@ function authorizationPaths(family: string, suffix: string, tag: string): oas31.
   const base = { tag, access: 'api_key' as const };
   const op = (spec: Omit<OperationSpec, 'tag' | 'access'>) =>
     operation({ ...base, ...spec, operationId: `${spec.operationId}${suffix}` });
+  /** A command on one authorization under If-Match: its own errors among those every such command can meet. */
+  const mutation = (
+    idempotencyKey: 'IdempotencyKeyOptional' | 'IdempotencyKeyRequired',
+    spec: Omit<OperationSpec, 'tag' | 'access' | 'parameters' | 'command'>,
+  ) =>
+    op({
+      ...spec,
+      parameters: [param('IfMatch'), param(idempotencyKey)],
+      command: true,
+      errors: [
+        ...precondition,
+        'authorization_not_found',
+        ...spec.errors,
+        'template_invalid',
+        ...COMMAND_CONFLICTS,
+      ],
+    });
+
+  const workflow = (description: string) =>
+    jsonResponse(description, ref('LegacyWorkflowAuthorization'), {
+      ETag: header('ETag'),
+      'Idempotent-Replayed': header('IdempotentReplayed'),
+    });
+  /** The legacy-only commands (decision 0032): If-Match and Idempotency-Key optional, checked when sent. */
+  const legacyWorkflowCommand = (spec: Omit<OperationSpec, 'tag' | 'access' | 'parameters' | 'command'>) =>
+    op({
+      ...spec,
+      parameters: [param('IfMatchOptional'), param('IdempotencyKeyOptional')],
+      command: true,
+      errors: [
+        'request_validation_failed',
+        'version_conflict',
+        'authorization_not_found',
+        ...spec.errors,
+        'template_invalid',
+        ...COMMAND_CONFLICTS,
+      ],
+    });
 
   return {
     [family]: {
@@ -1191,6 +1526,12 @@ function authorizationPaths(family: string, suffix: string, tag: string): oas31.
           content: {
             [JSON_MEDIA_TYPE]: {
               schema: { anyOf: [ref('CreateAuthorizationRequest'), ref('LegacyCreateAuthorizationRequest')] },
+              examples: {
+                sandboxCpap: {
+                  summary: 'A sandbox CPAP case (E0601, UnitedHealthcare, California)',
+                  value: CREATE_AUTHORIZATION_EXAMPLE,
+                },
+              },
             },
           },
         },
@@ -1218,6 +1559,11 @@ function authorizationPaths(family: string, suffix: string, tag: string): oas31.
         description: 'Newest first, keyset-paginated.',
         parameters: [
           queryParameter('status', enumOf(AUTHORIZATION_STATUSES), 'Only authorizations in this status.'),
+          queryParameter(
+            'overdue',
+            enumOf(['true', 'false']),
+            '`true`: only cases still `waiting_on_payer` past `submission.decisionDueAt`.',
+          ),
           param('Limit'),
           param('Cursor'),
         ],
@@ -1240,74 +1586,57 @@ function authorizationPaths(family: string, suffix: string, tag: string): oas31.
         responses: { 200: authorization('The authorization.') },
         errors: ['authorization_not_found', 'template_invalid'],
       }),
+      patch: legacyWorkflowCommand({
+        operationId: 'updateAuthorizationLegacy',
+        summary: 'Update answers (legacy)',
+        description:
+          'Merges answers like `PATCH …/answers` and answers the legacy workflow shape whatever the API version.',
+        requestBody: patchAnswersBody(),
+        responses: { 200: workflow('The updated authorization (legacy workflow shape).') },
+        errors: ['authorization_not_mutable'],
+      }),
     },
     [`${one}/answers`]: {
       parameters: [param('AuthorizationId')],
-      patch: op({
+      patch: mutation('IdempotencyKeyOptional', {
         operationId: 'patchAuthorizationAnswers',
         summary: 'Patch answers',
         description:
-          'Merges by linkId: each item sent replaces that item’s answers, an empty `answer` clears it, items ' +
-          'not sent are kept. Requirements are recomputed; a value the question refuses is a requirement issue.',
-        parameters: [param('IfMatch'), param('IdempotencyKeyOptional')],
-        requestBody: jsonBody('PatchAnswersRequest', true),
-        command: true,
+          'Merges by linkId (and `instance` for a question inside a repeating group): each item sent replaces ' +
+          'that item’s answers, an empty `answer` clears it, items not sent are kept. Requirements are ' +
+          'recomputed; a value the question refuses is a requirement issue.',
+        requestBody: patchAnswersBody(),
         responses: { 200: command('The updated authorization.') },
-        errors: [
-          ...precondition,
-          'authorization_not_found',
-          'authorization_not_mutable',
-          'template_invalid',
-          ...COMMAND_CONFLICTS,
-        ],
+        errors: ['authorization_not_mutable'],
       }),
     },
     [`${one}/attachments`]: {
       parameters: [param('AuthorizationId')],
-      post: op({
+      post: mutation('IdempotencyKeyRequired', {
         operationId: 'attachAuthorizationFile',
         summary: 'Attach a file',
         description:
           'Links a ready file (purpose authorization_attachment). When all blockers clear, the status becomes ' +
           'requires_confirmation with nextAction.type advance_case.',
-        parameters: [param('IfMatch'), param('IdempotencyKeyRequired')],
         requestBody: jsonBody('AttachFileRequest', true),
-        command: true,
         responses: { 200: command('The updated authorization.') },
-        errors: [
-          ...precondition,
-          'authorization_not_found',
-          'authorization_not_mutable',
-          'file_not_found',
-          'file_not_ready',
-          'template_invalid',
-          ...COMMAND_CONFLICTS,
-        ],
+        errors: ['authorization_not_mutable', 'file_not_found', 'file_not_ready', 'file_content_mismatch'],
       }),
     },
     [`${one}/attachments/{attachmentId}`]: {
       parameters: [param('AuthorizationId'), param('AttachmentId')],
-      delete: op({
+      delete: mutation('IdempotencyKeyOptional', {
         operationId: 'deleteAuthorizationAttachment',
         summary: 'Delete an attachment',
         description: 'Unlinks the attachment (the file stays); requirements are recomputed.',
-        parameters: [param('IfMatch'), param('IdempotencyKeyOptional')],
         requestBody: jsonBody('EmptyBody', false),
-        command: true,
         responses: { 200: command('The updated authorization.') },
-        errors: [
-          ...precondition,
-          'authorization_not_found',
-          'authorization_not_mutable',
-          'attachment_not_found',
-          'template_invalid',
-          ...COMMAND_CONFLICTS,
-        ],
+        errors: ['authorization_not_mutable', 'attachment_not_found'],
       }),
     },
     [`${one}/confirm`]: {
       parameters: [param('AuthorizationId')],
-      post: op({
+      post: mutation('IdempotencyKeyRequired', {
         operationId: 'confirmAuthorization',
         summary: 'Confirm the next action',
         description:
@@ -1315,42 +1644,48 @@ function authorizationPaths(family: string, suffix: string, tag: string): oas31.
           'and crosses the final submission boundary, irreversibly. Checks in order: version_conflict, ' +
           'next_action_required, status (next_action_not_confirmable / authorization_not_confirmable), the ' +
           'action id (review_stale / next_action_mismatch), requirements_not_satisfied, review_stale.',
-        parameters: [param('IfMatch'), param('IdempotencyKeyRequired')],
         requestBody: jsonBody('ConfirmRequest', false),
-        command: true,
         responses: { 200: command('The confirmed authorization.') },
         errors: [
-          ...precondition,
-          'authorization_not_found',
           'next_action_required',
           'authorization_not_confirmable',
           'next_action_not_confirmable',
           'next_action_mismatch',
           'review_stale',
           'requirements_not_satisfied',
-          'template_invalid',
-          ...COMMAND_CONFLICTS,
         ],
       }),
     },
     [`${one}/cancel`]: {
       parameters: [param('AuthorizationId')],
-      post: op({
+      post: mutation('IdempotencyKeyRequired', {
         operationId: 'cancelAuthorization',
         summary: 'Cancel an authorization',
         description:
           'Stops future processing and rejects later writes; does not reverse a submission the payer already ' +
           'received (payerReceipt and decision are kept). Not allowed from completed or canceled.',
-        parameters: [param('IfMatch'), param('IdempotencyKeyRequired')],
         requestBody: jsonBody('EmptyBody', false),
-        command: true,
         responses: { 200: command('The canceled authorization.') },
+        errors: ['authorization_not_cancelable'],
+      }),
+    },
+    [`${one}/actions/{actionId}/resolve`]: {
+      parameters: [param('AuthorizationId'), param('ActionId')],
+      post: legacyWorkflowCommand({
+        operationId: 'resolveAuthorizationAction',
+        summary: 'Resolve an action item (legacy)',
+        description:
+          'Answers the payer’s request with attachments already on the case and moves the case on as a ' +
+          'confirm of its current action would. Answers the legacy workflow shape whatever the API version.',
+        requestBody: jsonBody('ResolveActionRequest', true),
+        responses: { 200: workflow('The authorization (legacy workflow shape).') },
         errors: [
-          ...precondition,
-          'authorization_not_found',
-          'authorization_not_cancelable',
-          'template_invalid',
-          ...COMMAND_CONFLICTS,
+          'action_not_found',
+          'action_not_open',
+          'attachment_not_found',
+          'requirements_not_satisfied',
+          'authorization_not_confirmable',
+          'next_action_not_confirmable',
         ],
       }),
     },
@@ -1534,6 +1869,8 @@ const TAGS = {
   files: 'Files',
   blobs: 'File bytes',
   docs: 'Documentation',
+  events: 'Events',
+  webhooks: 'Webhook endpoints',
 } as const;
 
 const documentResponse = (description: string) =>
@@ -1557,6 +1894,169 @@ const SERVED_WITH_FILESYSTEM_STORAGE = {
   'x-served-only-with': 'BLOB_STORAGE_URL=file://… (otherwise every method answers 404 not_found)',
 } as const;
 
+// ---- webhook endpoints (docs/decisions/0031-events-and-webhooks.md) --------------------------------------
+
+/** An operation of `/v1/webhook-endpoints…`: API-key access under the webhooks tag. */
+type WebhookOperationSpec = Omit<OperationSpec, 'tag' | 'access'> & {
+  /** A POST that takes no body (`{}` or nothing), as the actions on an endpoint do. */
+  emptyBody?: boolean;
+};
+
+const webhookOperation = ({ emptyBody = false, ...spec }: WebhookOperationSpec): oas31.OperationObject =>
+  operation({
+    ...spec,
+    tag: TAGS.webhooks,
+    access: 'api_key',
+    ...(emptyBody ? { requestBody: jsonBody('EmptyBody', false) } : {}),
+    errors: [...(emptyBody ? (['request_validation_failed'] as const) : []), ...spec.errors],
+  });
+
+const ifMatchOptional: oas31.ParameterObject = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description: 'The endpoint’s version as a quoted decimal (its ETag); stale → 409 version_conflict.',
+  schema: string({ pattern: '^"(0|[1-9][0-9]*)"$' }),
+};
+
+const ENDPOINT = '/v1/webhook-endpoints';
+const ONE_ENDPOINT = `${ENDPOINT}/{webhookEndpointId}`;
+
+/** The paths under one endpoint: each takes its ID, and an unknown one is 404 webhook_endpoint_not_found. */
+const onEndpoint = (
+  operations: Partial<Record<'get' | 'post' | 'patch' | 'delete', WebhookOperationSpec>>,
+  extraParameters: oas31.ReferenceObject[] = [],
+): oas31.PathItemObject => ({
+  parameters: [param('WebhookEndpointId'), ...extraParameters],
+  ...Object.fromEntries(
+    Object.entries(operations).map(([method, spec]) => [
+      method,
+      webhookOperation({ ...spec, errors: ['webhook_endpoint_not_found', ...spec.errors] }),
+    ]),
+  ),
+});
+
+function webhookEndpointPaths(): Record<string, oas31.PathItemObject> {
+  const withEtag = (description: string, schema: SchemaName) =>
+    jsonResponse(description, ref(schema), { ETag: header('ETag') });
+  return {
+    [ENDPOINT]: {
+      post: webhookOperation({
+        operationId: 'createWebhookEndpoint',
+        summary: 'Create a webhook endpoint',
+        description:
+          'Answers the endpoint with its signing `secret`, shown only here. No Idempotency-Key: a stored ' +
+          'replay would keep the secret in clear.',
+        requestBody: jsonBody('CreateWebhookEndpointRequest', true),
+        responses: {
+          201: jsonResponse('The endpoint and its secret.', ref('WebhookEndpointWithSecret'), {
+            Location: {
+              ...headers.Location,
+              schema: string({ pattern: '^/v1/webhook-endpoints/we_[A-Za-z0-9]+$' }),
+            },
+            ETag: header('ETag'),
+          }),
+        },
+        errors: ['request_validation_failed', 'webhook_url_not_allowed', 'webhook_endpoint_invalid'],
+      }),
+      get: webhookOperation({
+        operationId: 'listWebhookEndpoints',
+        summary: 'List webhook endpoints',
+        description: 'Newest first, keyset-paginated; secrets are never listed.',
+        parameters: [param('Limit'), param('Cursor')],
+        responses: { 200: jsonResponse('A page of webhook endpoints.', ref('WebhookEndpointList')) },
+        errors: ['request_validation_failed'],
+      }),
+    },
+    [ONE_ENDPOINT]: onEndpoint({
+      get: {
+        operationId: 'getWebhookEndpoint',
+        summary: 'Retrieve a webhook endpoint',
+        responses: { 200: withEtag('The endpoint.', 'WebhookEndpoint') },
+        errors: [],
+      },
+      patch: {
+        operationId: 'updateWebhookEndpoint',
+        summary: 'Change a webhook endpoint',
+        description:
+          'Changes `url`, `enabledEvents`, `disabled`, `description` or `apiVersion`; If-Match is checked ' +
+          'when sent.',
+        parameters: [ifMatchOptional],
+        requestBody: jsonBody('UpdateWebhookEndpointRequest', true),
+        responses: { 200: withEtag('The changed endpoint.', 'WebhookEndpoint') },
+        errors: [
+          'request_validation_failed',
+          'bad_request',
+          'webhook_url_not_allowed',
+          'webhook_endpoint_invalid',
+          'version_conflict',
+        ],
+      },
+      delete: {
+        operationId: 'deleteWebhookEndpoint',
+        summary: 'Delete a webhook endpoint',
+        responses: {
+          204: {
+            description: 'Deleted; nothing more is sent to it.',
+            headers: { 'Request-Id': header('RequestId') },
+          },
+        },
+        errors: [],
+      },
+    }),
+    [`${ONE_ENDPOINT}/rotate-secret`]: onEndpoint({
+      post: {
+        operationId: 'rotateWebhookEndpointSecret',
+        summary: 'Rotate the signing secret',
+        description:
+          'Answers a new secret, shown only here. For 24 hours deliveries are signed with both the new and ' +
+          'the previous secret (two `v1,` signatures), so receivers can switch without missing an event.',
+        emptyBody: true,
+        responses: { 200: withEtag('The endpoint and its new secret.', 'WebhookEndpointWithSecret') },
+        errors: [],
+      },
+    }),
+    [`${ONE_ENDPOINT}/test`]: onEndpoint({
+      post: {
+        operationId: 'sendWebhookTestEvent',
+        summary: 'Send a test event (sandbox)',
+        description:
+          'Records a `webhook_endpoint.test` event delivered to this endpoint only, whatever it enabled. ' +
+          'Sandbox keys only: a production key gets 404 not_found.',
+        emptyBody: true,
+        responses: { 202: jsonResponse('The test event, being delivered.', ref('Event')) },
+        errors: ['not_found'],
+      },
+    }),
+    [`${ONE_ENDPOINT}/deliveries`]: onEndpoint({
+      get: {
+        operationId: 'listWebhookDeliveries',
+        summary: 'List an endpoint’s deliveries',
+        description: 'Newest first, keyset-paginated, each with its attempts.',
+        parameters: [param('Limit'), param('Cursor')],
+        responses: { 200: jsonResponse('A page of deliveries.', ref('WebhookDeliveryList')) },
+        errors: ['request_validation_failed'],
+      },
+    }),
+    [`${ONE_ENDPOINT}/deliveries/{deliveryId}/retry`]: onEndpoint(
+      {
+        post: {
+          operationId: 'retryWebhookDelivery',
+          summary: 'Send a delivery again',
+          description:
+            'Makes the delivery pending and sends it now, with the same `webhook-id`, whatever its state. A ' +
+            'delivery is sent by one attempt at a time: a follow-up waiting for its backoff is replaced, and ' +
+            'while an attempt is in flight the retry starts no second one (that attempt answers it).',
+          emptyBody: true,
+          responses: { 202: jsonResponse('The delivery, pending.', ref('WebhookDelivery')) },
+          errors: ['webhook_delivery_not_found'],
+        },
+      },
+      [param('WebhookDeliveryId')],
+    ),
+  };
+}
+
 const paths: oas31.PathsObject = {
   '/health': {
     get: operation({
@@ -1571,6 +2071,49 @@ const paths: oas31.PathsObject = {
       errors: [],
     }),
   },
+  '/livez': {
+    get: operation({
+      operationId: 'getLiveness',
+      summary: 'Liveness probe',
+      description: 'The process answers. Never touches the database: an outage is not a reason to restart.',
+      tag: TAGS.health,
+      access: 'public',
+      responses: { 200: jsonResponse('The process is alive.', ref('Liveness')) },
+      errors: [],
+    }),
+  },
+  '/readyz': {
+    get: operation({
+      operationId: 'getReadiness',
+      summary: 'Readiness probe',
+      description: 'The database is reachable and its schema is the one this release expects.',
+      tag: TAGS.health,
+      access: 'public',
+      responses: {
+        200: jsonResponse('Ready for traffic.', ref('Readiness')),
+        503: jsonResponse('Not ready: see `checks` (with `Retry-After`).', ref('Readiness')),
+      },
+      errors: [],
+    }),
+  },
+  '/metrics': {
+    get: operation({
+      operationId: 'getMetrics',
+      summary: 'Prometheus metrics',
+      description:
+        "Request latency by route pattern and status (`prior_auth_http_request_duration_seconds`) and the process's own metrics, in the Prometheus text format.",
+      tag: TAGS.health,
+      access: 'public',
+      responses: {
+        200: {
+          description: 'The Prometheus text exposition format.',
+          headers: { 'Request-Id': header('RequestId') },
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+      },
+      errors: [],
+    }),
+  },
   '/v1/payers': {
     get: operation({
       operationId: 'listPayers',
@@ -1578,7 +2121,11 @@ const paths: oas31.PathsObject = {
       tag: TAGS.catalog,
       access: 'api_key',
       parameters: [
-        queryParameter('q', string({ maxLength: 100 }), 'Matches the display name or an alias.'),
+        queryParameter(
+          'q',
+          string({ maxLength: MAX_PAYER_SEARCH_LENGTH }),
+          'Matches the display name or an alias.',
+        ),
         queryParameter('state', string({ pattern: '^[A-Za-z]{2}$' }), 'Only payers serving this state.'),
         queryParameter('serviceType', SERVICE_TYPE, 'Only payers supporting this service type.'),
         param('Limit'),
@@ -1610,10 +2157,14 @@ const paths: oas31.PathsObject = {
       tag: TAGS.catalog,
       access: 'api_key',
       parameters: [
-        queryParameter('payerId', string({ maxLength: 100 }), 'Only routes of this payer.'),
+        queryParameter('payerId', string({ maxLength: MAX_ID_LENGTH }), 'Only routes of this payer.'),
         queryParameter('insuranceState', string({ pattern: '^[A-Za-z]{2}$' }), 'Only routes for this state.'),
         queryParameter('serviceType', SERVICE_TYPE, 'Only routes for this service type.'),
-        queryParameter('serviceCode', string({ maxLength: 50 }), 'Only routes for this service code.'),
+        queryParameter(
+          'serviceCode',
+          string({ maxLength: MAX_SERVICE_CODE_LENGTH }),
+          'Only routes for this service code.',
+        ),
         param('Limit'),
         param('Cursor'),
       ],
@@ -1669,6 +2220,26 @@ const paths: oas31.PathsObject = {
       errors: ['request_validation_failed'],
     }),
   },
+  '/v1/events': {
+    get: operation({
+      operationId: 'listEvents',
+      summary: 'List events',
+      description:
+        'The events of the key’s organization and environment, newest first, keyset-paginated; kept at least ' +
+        '30 days.',
+      tag: TAGS.events,
+      access: 'api_key',
+      parameters: [
+        queryParameter('type', enumOf(RESOURCE_EVENT_TYPES), 'Only events of this type.'),
+        queryParameter('authorizationId', string({ maxLength: MAX_ID_LENGTH }), 'Only events of this case.'),
+        param('Limit'),
+        param('Cursor'),
+      ],
+      responses: { 200: jsonResponse('A page of events.', ref('EventList')) },
+      errors: ['request_validation_failed'],
+    }),
+  },
+  ...webhookEndpointPaths(),
   '/v1/files/{fileId}': {
     parameters: [param('FileId')],
     get: operation({
@@ -1839,6 +2410,120 @@ const paths: oas31.PathsObject = {
       ]),
     ),
   },
+  '/live-sessions/{token}': {
+    parameters: [param('LiveViewToken')],
+    get: operation({
+      operationId: 'viewLiveSession',
+      summary: 'Read-only live view of a browser session at the payer',
+      description:
+        'Where a live-session grant redirects while a portal run of the case is live (decision 0033): an HTML ' +
+        'page showing the browser’s screen as it changes, fed by `…/stream`. No API key: the signed URL is the ' +
+        'credential, checked against its grant (revocation, expiry) and the session on every use, and audited. ' +
+        'Any other method, and anything sent to `…/input`, is input and is refused (`access_grant_invalid`).',
+      tag: TAGS.grants,
+      access: 'capability',
+      responses: {
+        200: {
+          description: 'The live view page.',
+          headers: { 'Request-Id': header('RequestId') },
+          content: { 'text/html': { schema: string() } },
+        },
+      },
+      errors: [
+        'access_grant_invalid',
+        'access_grant_revoked',
+        'access_grant_expired',
+        'access_grant_subject_inactive',
+      ],
+    }),
+  },
+  '/live-sessions/{token}/stream': {
+    parameters: [param('LiveViewToken')],
+    get: operation({
+      operationId: 'streamLiveSession',
+      summary: 'The live view’s frames (server-sent events)',
+      description:
+        'Server-sent events: `frame` (`{seq, page, contentType, capturedAt, image}`, the image base64-encoded) ' +
+        'at once with the newest frame and again for each newer one, then `ended` (`{reason: "ended" | ' +
+        '"expired"}`) when the session ends or the grant expires. Checked and audited like the page.',
+      tag: TAGS.grants,
+      access: 'capability',
+      responses: {
+        200: {
+          description: 'The event stream.',
+          headers: { 'Request-Id': header('RequestId') },
+          content: { 'text/event-stream': { schema: string() } },
+        },
+      },
+      errors: [
+        'access_grant_invalid',
+        'access_grant_revoked',
+        'access_grant_expired',
+        'access_grant_subject_inactive',
+      ],
+    }),
+  },
+  '/live-sessions/{token}/input': {
+    parameters: [param('LiveViewToken')],
+    post: operation({
+      operationId: 'sendLiveSessionInput',
+      summary: 'A click or key press in an interactive live view',
+      description:
+        'What the interactive view of a manual-handoff grant sends (decision 0038): one input, dispatched in ' +
+        'order to the browser page of the session by the worker that owns it. Checked against the grant and ' +
+        'the session and audited like the page; a read-only (live-session) grant is refused ' +
+        '(`access_grant_invalid`). No API key: the signed URL is the credential.',
+      tag: TAGS.grants,
+      access: 'capability',
+      requestBody: {
+        required: true,
+        content: {
+          [JSON_MEDIA_TYPE]: {
+            schema: {
+              oneOf: [
+                object(
+                  {
+                    kind: enumOf(['click']),
+                    x: number({ minimum: 0, maximum: 1, description: 'From the left edge, as a fraction.' }),
+                    y: number({ minimum: 0, maximum: 1, description: 'From the top edge, as a fraction.' }),
+                  },
+                  { title: 'Click' },
+                ),
+                object({ kind: enumOf(['key']), key: enumOf(LIVE_INPUT_KEYS) }, { title: 'Key' }),
+                object(
+                  {
+                    kind: enumOf(['text']),
+                    text: string({
+                      minLength: 1,
+                      maxLength: MAX_LIVE_INPUT_TEXT_LENGTH,
+                      description: 'Printable characters; control keys go as `key`.',
+                    }),
+                  },
+                  { title: 'Text' },
+                ),
+              ],
+            },
+          },
+        },
+      },
+      responses: {
+        202: jsonResponse(
+          'Taken: sent on to the browser of the session.',
+          object({ accepted: boolean({ enum: [true] }) }),
+        ),
+      },
+      // Its own JSON body parser (a 4 KiB limit): not JSON → bad_request, too large → payload_too_large.
+      errors: [
+        'bad_request',
+        'payload_too_large',
+        'request_validation_failed',
+        'access_grant_invalid',
+        'access_grant_revoked',
+        'access_grant_expired',
+        'access_grant_subject_inactive',
+      ],
+    }),
+  },
   '/v1/openapi.json': {
     get: operation({
       operationId: 'getOpenApiDocument',
@@ -1904,7 +2589,8 @@ The prior-authorization service: an HTTP + JSON API that tracks prior-authorizat
 
 **Authentication.** Every \`/v1\` request carries \`Authorization: Bearer <API_KEY>\`. Keys belong to one
 organization and one environment (\`pa_sandbox_…\` or \`pa_live_…\`); a key of one environment is never valid
-in the other. Another organization's or environment's objects answer 404. \`/health\`, this document at
+in the other. Another organization's or environment's objects answer 404. \`/health\`, the probes \`/livez\` and
+\`/readyz\`, \`/metrics\`, this document at
 \`/openapi.json\`, \`/docs\`, the signed \`/blobs/…\` URLs, access-grant URLs (\`/grants/…\`) and the sandbox
 session pages they lead to need no key: the signed URL is the credential.
 
@@ -1935,6 +2621,18 @@ Before any route: a path that is not valid UTF-8 or holds control characters (\`
 \`not_found\`, such a query parameter 422; headers over the server's limit answer 431 \`headers_too_large\`,
 a request that is not valid HTTP 400 \`bad_request\`, one not received in time 408 \`request_timeout\`.
 
+**Paths.** \`/v1/prior-authorizations/…\` is an alias: every \`/v1/prior-auth/authorizations/…\` operation is
+served there too, with the same requests and responses.
+
+**Rate limits** (decision 0035). Each API key has a budget, by default 100 requests per second with bursts up to
+200, shared by every API process; past it → 429 \`rate_limited\` (\`retryable: true\`) with \`Retry-After\`
+in seconds. Every answer to a request with a valid key carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`
+and \`RateLimit-Reset\`. An address that makes too many requests without a valid key (30 a minute by
+default) is answered 429 for the rest of that minute, whatever key it sends.
+
+**Browsers (CORS).** API keys are server-side secrets: by default no browser origin may call the API. A
+deployment may allow origins (\`CORS_ALLOWED_ORIGINS\`); preflight \`OPTIONS\` requests never need a key.
+
 **Lists** answer \`{data, pagination: {nextCursor}}\`, newest first; \`limit\` is 1–${MAX_LIMIT}
 (default ${DEFAULT_LIMIT}).
 `.trim();
@@ -1957,13 +2655,19 @@ export const openApiDocument: OpenApiDocument = {
   servers: [{ url: '/', description: 'This deployment' }],
   security: [{ bearerAuth: [] }],
   tags: [
-    { name: TAGS.health, description: 'Public liveness.' },
+    { name: TAGS.health, description: 'Public liveness, readiness and metrics.' },
     { name: TAGS.catalog, description: 'The payer catalog and the serviceable routes.' },
+    { name: TAGS.events, description: 'What happened to the organization’s cases, handoffs and files.' },
+    {
+      name: TAGS.webhooks,
+      description: 'Where events are sent, signed per the Standard Webhooks specification.',
+    },
     { name: TAGS.authorizations, description: 'Prior-authorization cases.' },
     {
       name: TAGS.authorizationsAlt,
       description:
-        'The same operations and responses under the second path family the spec names; `Location` on create ' +
+        'An alias: `/v1/prior-authorizations/…` serves the same operations and responses as ' +
+        '`/v1/prior-auth/authorizations/…` (the second path family the spec names); `Location` on create ' +
         'names this family.',
     },
     {

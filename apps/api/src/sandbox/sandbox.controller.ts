@@ -4,7 +4,7 @@ import { injectable } from 'inversify';
 import { HttpError } from '../http/http-error';
 import { scopeOf } from '../http/request-context';
 
-/** Decision 13: how to steer the simulated payer. Only sandbox keys see it; production has no simulator. */
+/** Decision 0026: how to steer the simulated payer. Only sandbox keys see it; production has no simulator. */
 @injectable()
 export class SandboxController {
   async listScenarios(req: Request, res: Response): Promise<void> {

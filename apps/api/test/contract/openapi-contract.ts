@@ -222,7 +222,9 @@ export class OpenApiContract {
       // A query parameter that is not valid UTF-8 or holds control characters is refused before routing.
       'request_validation_failed',
       'internal_error',
-      ...(response.path.startsWith('/v1/') ? (['unauthorized', 'service_unavailable'] as const) : []),
+      ...(response.path.startsWith('/v1/')
+        ? (['unauthorized', 'service_unavailable', 'rate_limited'] as const)
+        : []),
     ];
     const what = unknownPath
       ? `${response.method} ${response.path} (no documented path)`

@@ -14,27 +14,34 @@ import {
   windowDays,
   type FinalSubmissionPolicy,
 } from './support/case-helpers';
+import { PayerOperator } from './support/payer-operator';
 import { StackHarness } from './support/stack-harness';
 import { testTenant } from './support/test-tenant';
 
 /*
- * Every scenario of the sandbox payer (decision 13) under both final-submission policies, end to end: the API
- * and a worker run as processes, and the tests see only what an integrator sees over HTTP (plus the worker's
- * log where a scenario is about what does not happen). The cases run concurrently on the one stack.
+ * Every scenario of the sandbox payer (decision 0026) under both final-submission policies, end to end: the API,
+ * a worker and the simulated payer website run as processes (the worker's browser drives the website), and the
+ * tests see only what an integrator sees over HTTP (plus the worker's log where a scenario is about what does
+ * not happen). The cases run concurrently on the one stack.
  */
 
 const tenant = testTenant();
 const stack = new StackHarness();
 let api: ApiClient;
 let scenarios: SandboxScenario[] = [];
+let operator: PayerOperator;
 
 beforeAll(async () => {
   await stack.start({ workers: 1 });
   api = new ApiClient(stack.baseUrl, tenant.sandboxApiKey);
   scenarios = await api.sandboxScenarios();
-}, 60_000);
+  operator = await PayerOperator.start(stack.payerSiteUrl);
+}, 90_000);
 
-afterAll(() => stack.stop(), 30_000);
+afterAll(async () => {
+  await operator?.close();
+  await stack.stop();
+}, 30_000);
 
 const scenario = (name: string): SandboxScenario => {
   const found = scenarios.find((s) => s.scenario === name);
@@ -77,7 +84,7 @@ it.concurrent.each(bothPolicies([['approved'], ['denied'], ['modified'], ['not_r
   '%s, %s: the payer receives the submission, then decides',
   async (policy, name) => {
     const journey = await openCase(name, policy);
-    await submitThroughReview(journey, policy, name);
+    await submitThroughReview(journey, policy);
 
     const done = await journey.waitForStatus('completed');
     expect(done).toMatchObject({ outcome: name, nextAction: null, completedAt: expect.any(String) });
@@ -87,12 +94,12 @@ it.concurrent.each(bothPolicies([['approved'], ['denied'], ['modified'], ['not_r
     expect(decision).toMatchObject({ receivedAt: expect.any(String), payerStatusText: expect.any(String) });
     switch (name) {
       case 'approved':
-        expect(decision.authorizationNumber).toMatch(/^SBXA-[0-9A-F]{10}$/);
+        expect(decision.authorizationNumber).toMatch(/^PSA-[0-9A-F]{10}$/);
         expect(windowDays(decision.effectiveFrom, decision.effectiveTo)).toBe(180);
         expect(decision).toMatchObject({ modifications: [], denialReasons: [] });
         break;
       case 'modified':
-        expect(decision.authorizationNumber).toMatch(/^SBXA-[0-9A-F]{10}$/);
+        expect(decision.authorizationNumber).toMatch(/^PSA-[0-9A-F]{10}$/);
         expect(windowDays(decision.effectiveFrom, decision.effectiveTo)).toBe(90);
         expect(decision.modifications).toHaveLength(1);
         expect(decision.denialReasons).toEqual([]);
@@ -118,7 +125,7 @@ it.concurrent.each(POLICIES)(
   '%s, failed: the payer rejects the submission and the case completes as failed, once',
   async (policy) => {
     const journey = await openCase('failed', policy);
-    await submitThroughReview(journey, policy, 'failed');
+    await submitThroughReview(journey, policy);
 
     const done = await journey.waitForStatus('completed');
     expect(done).toMatchObject({
@@ -147,7 +154,7 @@ it.concurrent.each(POLICIES)(
   '%s, pending: the receipt is recorded and the payer never decides',
   async (policy) => {
     const journey = await openCase('pending', policy);
-    await submitThroughReview(journey, policy, 'pending');
+    await submitThroughReview(journey, policy);
 
     const waiting = await journey.waitFor(
       (a) => a.status === 'waiting_on_payer' && a.submission.payerReceipt !== null,
@@ -182,7 +189,7 @@ it.concurrent.each(POLICIES)(
   '%s, more_info: the payer asks for a document after receipt; once attached and confirmed, it approves',
   async (policy) => {
     const journey = await openCase('more_info', policy);
-    await submitThroughReview(journey, policy, 'more_info');
+    await submitThroughReview(journey, policy);
 
     const asked = await journey.waitForStatus('requires_input');
     expect(asked.nextAction).toMatchObject({ type: 'provide_requirements', owner: 'customer' });
@@ -203,11 +210,11 @@ it.concurrent.each(POLICIES)(
       requirements: { documents: [] },
       nextAction: { type: 'advance_case' },
     });
-    await submitThroughReview(journey, policy, 'more_info');
+    await submitThroughReview(journey, policy);
 
     const done = await journey.waitForStatus('completed');
     expect(done.outcome).toBe('approved');
-    expect(done.submission.decision?.authorizationNumber).toMatch(/^SBXA-/);
+    expect(done.submission.decision?.authorizationNumber).toMatch(/^PSA-/);
     expectReviewAfterSubmission(done, policy);
     // A new submission, so a new receipt; the first one was the payer's answer to the first round.
     const secondReceipt = expectSandboxReceipt(done.submission.payerReceipt);
@@ -233,7 +240,12 @@ it.concurrent.each(POLICIES)(
     expect(scenario('portal_question').description).toContain(linkId);
     const question = asked.questionnaire.flatMap((g) => g.items).find((item) => item.linkId === linkId);
     expect(question).toMatchObject({ answerType: 'date', required: true });
-    expect(asked.submission).toEqual({ reviewSnapshot: null, payerReceipt: null, decision: null });
+    expect(asked.submission).toEqual({
+      reviewSnapshot: null,
+      payerReceipt: null,
+      decision: null,
+      decisionDueAt: null,
+    });
 
     const answer = { linkId, answer: [{ valueDate: '2026-04-01' }] };
     const answered = await journey.patch([answer]);
@@ -242,11 +254,11 @@ it.concurrent.each(POLICIES)(
       requirements: { questions: [] },
       nextAction: { type: 'advance_case' },
     });
-    await submitThroughReview(journey, policy, 'portal_question');
+    await submitThroughReview(journey, policy);
 
     const done = await journey.waitForStatus('completed');
     expect(done.outcome).toBe('approved');
-    expect(done.submission.decision?.authorizationNumber).toMatch(/^SBXA-/);
+    expect(done.submission.decision?.authorizationNumber).toMatch(/^PSA-/);
     expectSandboxReceipt(done.submission.payerReceipt);
     expectReviewAfterSubmission(done, policy);
     if (policy === 'requires_confirmation') {
@@ -259,7 +271,7 @@ it.concurrent.each(POLICIES)(
   '%s, manual_handoff: an operator submits at the payer through a grant; the payer confirms and decides',
   async (policy) => {
     const journey = await openCase('manual_handoff', policy);
-    await submitThroughReview(journey, policy, 'manual_handoff');
+    await submitThroughReview(journey, policy);
 
     const needsHuman = await journey.waitForStatus('requires_action');
     expect(needsHuman.nextAction).toMatchObject({
@@ -274,7 +286,9 @@ it.concurrent.each(POLICIES)(
     });
     expectReviewAfterSubmission(needsHuman, policy);
 
-    // The operator: a handoff, an access grant, the payer's session page, the submission there.
+    // The operator: a handoff, an access grant to its session (the interactive view of the page the worker kept
+    // at the human check, decision 0038), then the submission by hand at the simulated payer website (decision
+    // 0022), whose confirmation shows the reference to report.
     const handoff = expectStatus(
       await api.createHandoff(journey.id, needsHuman.version),
       201,
@@ -289,15 +303,9 @@ it.concurrent.each(POLICIES)(
     const opened = await fetch(grant.url, { redirect: 'manual' });
     expect(opened.status).toBe(303);
     const sessionPage = opened.headers.get('location')!;
-    expect(await (await fetch(sessionPage)).text()).toMatch(/<form[^>]+method="post"/i);
-    const submitted = await fetch(sessionPage, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: '',
-    });
-    expect(submitted.status).toBe(200);
-    const reference = /SBXM-[0-9A-F]{12}/.exec(await submitted.text())?.[0];
-    expect(reference).toBeDefined();
+    expect(await (await fetch(sessionPage)).text()).toContain(journey.id);
+    const reference = await operator.submit(needsHuman);
+    expect(reference).toMatch(/^PSX-[0-9A-F]{10}$/);
 
     const claimed = expectStatus(
       await api.completeHandoff(journey.id, handoff.manualHandoffId, handoff.version, {

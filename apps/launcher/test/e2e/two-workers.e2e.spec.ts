@@ -4,7 +4,7 @@ import { StackHarness } from './support/stack-harness';
 import { testTenant } from './support/test-tenant';
 
 /*
- * Two worker processes on the one job queue (decision 13: workers share nothing but PostgreSQL). A batch of
+ * Two worker processes on the one job queue (decision 0013: workers share nothing but PostgreSQL). A batch of
  * cases confirmed at once is shared out between them, and each case still reaches the payer exactly once.
  */
 
@@ -39,9 +39,7 @@ it('every case of a batch is submitted once, gets one receipt and one decision',
     ),
   );
 
-  await Promise.all(
-    journeys.map((journey, i) => submitThroughReview(journey, batch[i]!.policy, batch[i]!.scenario)),
-  );
+  await Promise.all(journeys.map((journey, i) => submitThroughReview(journey, batch[i]!.policy)));
   const done = await Promise.all(journeys.map((journey) => journey.waitForStatus('completed')));
 
   done.forEach((authorization, i) => expect(authorization.outcome).toBe(batch[i]!.scenario));

@@ -83,6 +83,7 @@ export function portalCase(
   };
   return {
     authorizationId: `auth_${randomUUID()}`,
+    organizationId: 'org_portal_harness',
     environment: 'sandbox',
     routeId: 'route_sandbox_e0601',
     templateSelection: {

@@ -12,6 +12,8 @@ export const pdfBlobStore: BlobStore = {
   readHead: async () => PDF_BYTES,
   checksumSha256: async () => 'ab'.repeat(32),
   promote: async () => undefined,
+  // The customer side only uploads; what the worker keeps goes to the harness's real store.
+  put: () => Promise.reject(new Error('this fake keeps no bytes')),
   delete: async () => undefined,
 };
 

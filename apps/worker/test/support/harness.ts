@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   AttachFileUseCase,
   CancelAuthorizationUseCase,
@@ -12,8 +15,10 @@ import {
   type Authorization,
   type DomainPorts,
   type Environment,
+  type File,
   type FinalSubmissionPolicy,
   type GrantIssuer,
+  type PayerEvidenceRecord,
   type PayerPortal,
   type PipelineSettings,
   type QuestionnaireResponseItem,
@@ -30,13 +35,22 @@ import {
   TypeOrmAccessGrantStore,
   TypeOrmOrganizationDirectory,
   TypeOrmPayerCatalog,
+  TypeOrmPortalAccess,
+  TypeOrmPortalConnections,
+  TypeOrmPortalCredentials,
   TypeOrmProviderRegistry,
   TypeOrmRuntimeSessionLedger,
   TypeOrmUnitOfWork,
 } from '@prior-auth/persistence-postgres';
+import { FsBlobStore, SignedBlobUrls } from '@prior-auth/blob-storage';
 import { SignedAccessGrants } from '@prior-auth/grants';
 import { SandboxRuntimeSessions } from '@prior-auth/payer-portal';
-import { RandomIdGenerator, TokenSigner } from '@prior-auth/platform';
+import {
+  CredentialsCipher,
+  parseCredentialsKeys,
+  RandomIdGenerator,
+  TokenSigner,
+} from '@prior-auth/platform';
 import { type PgBoss } from 'pg-boss';
 import { type DataSource } from 'typeorm';
 import { createWorker, type WorkerCompositionOptions } from '../../src/composition';
@@ -72,6 +86,13 @@ export const cpapAnswers = (memberId: string): QuestionnaireResponseItem[] => [
 ];
 
 export const TEST_SIGNING_SECRET = 'worker-test-signing-secret-0123456789';
+
+/** CREDENTIALS_KEY of the worker tests: what stores portal credentials and what the production portal opens. */
+export const testCredentialsCipher = (): CredentialsCipher => {
+  const keys = parseCredentialsKeys('d29ya2VyLXRlc3QtY3JlZGVudGlhbHMta2V5LTAwMDE=');
+  if (typeof keys === 'string') throw new Error(keys);
+  return new CredentialsCipher(keys);
+};
 
 /** Fast pipeline timing for tests. */
 export const FAST_SETTINGS: Partial<PipelineSettings> = {
@@ -121,8 +142,12 @@ export class Harness {
   // The real adapters on the test database: grants and runtime sessions are rows any process can see.
   readonly grantIssuer: GrantIssuer;
   readonly runtimeSessions: RuntimeSessions;
+  /** A real store in a folder of its own: what the workers keep as payer evidence, read back by tests. */
+  readonly blobs: FsBlobStore;
   private readonly workers: TestWorker[] = [];
   private readonly useCases: ReturnType<typeof customerUseCases>;
+  /** The route `readyCase` creates on (a test may pick another payer's). */
+  templateSelection: TemplateSelection = CPAP_SELECTION;
 
   private constructor(
     readonly dataSource: DataSource,
@@ -145,12 +170,20 @@ export class Harness {
       ...adapterOptions,
       ledger: new TypeOrmRuntimeSessionLedger(dataSource),
     });
+    this.blobs = new FsBlobStore({
+      root: join(tmpdir(), `worker-test-blobs-${randomBytes(6).toString('hex')}`),
+      urls: new SignedBlobUrls({
+        publicBaseUrl: 'http://localhost:3000',
+        signingSecret: TEST_SIGNING_SECRET,
+      }),
+    });
     this.useCases = customerUseCases({
       unitOfWork,
       clock: { now: () => new Date() },
       ids: new RandomIdGenerator(),
       providerRegistry: new TypeOrmProviderRegistry(dataSource),
       payerCatalog: new TypeOrmPayerCatalog(dataSource),
+      portalAccess: new TypeOrmPortalAccess(dataSource),
       blobStore: pdfBlobStore,
       grantIssuer: this.grantIssuer,
       runtimeSessions: this.runtimeSessions,
@@ -194,7 +227,7 @@ export class Harness {
   async readyCase(memberId: string, policy: FinalSubmissionPolicy = 'automatic'): Promise<Authorization> {
     const created = await this.useCases.create.execute(this.scope, {
       providerNpi: NPI,
-      templateSelection: CPAP_SELECTION,
+      templateSelection: this.templateSelection,
       policy: { finalSubmission: policy },
       questionnaireResponse: { item: cpapAnswers(memberId) },
     });
@@ -205,6 +238,21 @@ export class Harness {
       );
     }
     return attached;
+  }
+
+  /**
+   * What production needs to serve a payer's routes (decision 0021): the payer's portal connection (shared by
+   * every organization: tests connect payers no other test file uses) and this organization's credentials.
+   */
+  async connectPayerPortal(
+    payerId: string,
+    connection: { baseUrl: string; pageScript: string },
+    credentials: { username: string; password: string; totpSecret: string | null } | null,
+  ): Promise<void> {
+    await new TypeOrmPortalConnections(this.dataSource).set({ payerId, ...connection });
+    const store = new TypeOrmPortalCredentials(this.dataSource, testCredentialsCipher);
+    if (credentials === null) await store.remove(this.organizationId, payerId);
+    else await store.set({ organizationId: this.organizationId, payerId, ...credentials });
   }
 
   /** Confirms the open next action (advance_case or approve_submission) at the current version. */
@@ -267,18 +315,36 @@ export class Harness {
     });
   }
 
+  /** The evidence rows the workers recorded for a case, oldest capture first. */
+  evidence(authorizationId: string): Promise<PayerEvidenceRecord[]> {
+    return this.unitOfWork.run(this.scope, (tx) => tx.payerEvidence.listByAuthorization(authorizationId));
+  }
+
+  async file(fileId: string): Promise<File> {
+    const found = await this.unitOfWork.run(this.scope, (tx) => tx.files.findById(fileId));
+    if (found === null) throw new Error(`file ${fileId} not found`);
+    return found;
+  }
+
+  /** The stored bytes under a blob key (a file's content key). */
+  async blobBytes(key: string): Promise<Buffer> {
+    const stat = await this.blobs.stat(key);
+    if (stat === null) throw new Error(`nothing stored under ${key}`);
+    return Buffer.from(await this.blobs.readHead(key, stat.sizeBytes));
+  }
+
   async get(authorizationId: string): Promise<Authorization> {
     const found = await this.unitOfWork.run(this.scope, (tx) => tx.authorizations.findById(authorizationId));
     if (found === null) throw new Error(`authorization ${authorizationId} not found`);
     return found;
   }
 
-  /** Polls the stored case until `predicate` holds. */
+  /** Polls the stored case until `predicate` holds (portal runs go through a real browser: allow a minute). */
   async waitFor(
     authorizationId: string,
     predicate: (a: Authorization) => boolean,
     description: string,
-    timeoutMs = 20_000,
+    timeoutMs = 60_000,
   ): Promise<Authorization> {
     const deadline = Date.now() + timeoutMs;
     let last: Authorization | null = null;
@@ -288,7 +354,7 @@ export class Harness {
       await sleep(20);
     }
     throw new Error(
-      `timed out waiting for ${authorizationId} to be ${description}; last status ${last?.status}, next action ${last?.nextAction?.type ?? 'none'}`,
+      `timed out waiting for ${authorizationId} to be ${description}; last status ${last?.status}, next action ${last?.nextAction?.type ?? 'none'} ${JSON.stringify(last?.nextAction?.resolution ?? null)}`,
     );
   }
 
@@ -324,6 +390,7 @@ export class Harness {
       signingSecret: TEST_SIGNING_SECRET,
       purge: false,
       pipelineSettings: { sandbox: FAST_SETTINGS, production: FAST_SETTINGS },
+      blobStore: this.blobs,
       ...rest,
       portals: portals ?? (portal === undefined ? {} : { sandbox: portal }),
       onJobSettled: (job) => {
@@ -391,6 +458,7 @@ export class Harness {
     this.workers.length = 0;
     await this.boss.stop({ graceful: false });
     await this.dataSource.destroy();
+    await rm(this.blobs.root, { recursive: true, force: true });
   }
 }
 

@@ -1,8 +1,8 @@
 import {
   PayerPortalError,
   type DecisionPoll,
+  type FoundSubmission,
   type PayerPortal,
-  type PayerReceipt,
   type PortalCase,
   type PortalDiscovery,
   type PortalValidation,
@@ -74,7 +74,7 @@ export class SpyPayerPortal implements PayerPortal {
       this.inner.submit(portalCase, options),
     );
   }
-  findSubmission(portalCase: PortalCase, lookup: SubmissionLookup): Promise<PayerReceipt | null> {
+  findSubmission(portalCase: PortalCase, lookup: SubmissionLookup): Promise<FoundSubmission | null> {
     return this.forward(
       'findSubmission',
       portalCase,
@@ -133,7 +133,7 @@ export class FlakyPayerPortal implements PayerPortal {
   submit(portalCase: PortalCase, options: { idempotencyKey: string }): Promise<SubmitResult> {
     return this.maybeFail('submit', portalCase, () => this.inner.submit(portalCase, options));
   }
-  findSubmission(portalCase: PortalCase, lookup: SubmissionLookup): Promise<PayerReceipt | null> {
+  findSubmission(portalCase: PortalCase, lookup: SubmissionLookup): Promise<FoundSubmission | null> {
     return this.maybeFail('findSubmission', portalCase, () => this.inner.findSubmission(portalCase, lookup));
   }
   pollDecision(portalCase: PortalCase): Promise<DecisionPoll> {
@@ -205,7 +205,7 @@ export class SlowPayerPortal implements PayerPortal {
   submit(portalCase: PortalCase, options: { idempotencyKey: string }): Promise<SubmitResult> {
     return this.delay('submit', () => this.inner.submit(portalCase, options));
   }
-  findSubmission(portalCase: PortalCase, lookup: SubmissionLookup): Promise<PayerReceipt | null> {
+  findSubmission(portalCase: PortalCase, lookup: SubmissionLookup): Promise<FoundSubmission | null> {
     return this.delay('findSubmission', () => this.inner.findSubmission(portalCase, lookup));
   }
   pollDecision(portalCase: PortalCase): Promise<DecisionPoll> {

@@ -101,7 +101,7 @@ describe('Authorization.create', () => {
 });
 
 describe('editing', () => {
-  it('merges answers by linkId: replaced, cleared by an empty array, unsent items kept (decision 15)', () => {
+  it('merges answers by linkId: replaced, cleared by an empty array, unsent items kept (decision 0028)', () => {
     const { auth, ctx } = authorizationIn('requires_input');
     auth.patchAnswers(
       [

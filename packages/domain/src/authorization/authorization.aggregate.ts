@@ -20,6 +20,7 @@ import type {
   Attachment,
   AuthorizationContext,
   AuthorizationFailure,
+  FailInput,
   AuthorizationPolicy,
   AuthorizationState,
   AuthorizationStatus,
@@ -31,13 +32,16 @@ import type {
   PayerReceipt,
   RequestFinalApprovalInput,
   RequireManualInteractionInput,
+  ResolvePayerRequestInput,
   Requirements,
   RevealPortalRequirementsInput,
   ReviewSnapshot,
   ReviewSnapshotCovers,
   Submission,
+  SubmissionAttempt,
 } from './authorization.types';
 import { computeDecisionDueAt, isExpeditedRequest } from './decision-due-date';
+import { isRetryableFailureCode } from './failure-codes';
 import { canonicalJson, deepCopy } from './deep-copy';
 import { mergeQuestionnaireResponse, normalizeQuestionnaireResponse } from './questionnaire-response.merge';
 
@@ -104,7 +108,13 @@ export class Authorization {
         attachmentVersion: 1,
         requirements: { questions: [], documents: [], issues: [], version: 1 },
         nextAction: null,
-        submission: { reviewSnapshot: null, payerReceipt: null, decision: null },
+        submission: {
+          reviewSnapshot: null,
+          payerReceipt: null,
+          decision: null,
+          payerRequests: [],
+          attempts: [],
+        },
         outcome: null,
         failure: null,
         finalBoundaryCrossedAt: null,
@@ -266,6 +276,59 @@ export class Authorization {
   // ---- customer confirmation and cancellation -----------------------------------------------------
 
   confirm(nextActionId: string | undefined | null, ctx: AuthorizationContext): ConfirmableActionType {
+    return this.confirmAction(nextActionId, ctx, null);
+  }
+
+  /**
+   * The legacy "resolve action" (decision 0032): the payer's request is answered by attachments already on the
+   * case, then the case moves on exactly as a confirm of its current action would, in the same mutation.
+   */
+  resolvePayerRequest(input: ResolvePayerRequestInput, ctx: AuthorizationContext): ConfirmableActionType {
+    const request = this.s.submission.payerRequests.find((r) => r.id === input.requestId);
+    if (request === undefined) {
+      throw new DomainError('action_not_found', 'The action item does not exist on this authorization.', {
+        actionId: input.requestId,
+      });
+    }
+    if (request.status !== 'open') {
+      throw new DomainError('action_not_open', 'The action item is already resolved.', {
+        actionId: request.id,
+        status: request.status,
+      });
+    }
+    const named = input.attachmentIds.map((attachmentId) => {
+      const attachment = this.s.attachments.find((a) => a.id === attachmentId);
+      if (attachment === undefined) {
+        throw new DomainError(
+          'attachment_not_found',
+          'The attachment does not exist on this authorization.',
+          {
+            attachmentId,
+          },
+        );
+      }
+      return attachment;
+    });
+    if (!named.some((a) => a.documentTypes.includes(request.documentType))) {
+      throw new DomainError(
+        'requirements_not_satisfied',
+        'The attachments do not provide the requested documents.',
+        { actionId: request.id, requestedDocuments: [request.documentType] },
+      );
+    }
+    if (this.hasBlockers() || this.s.nextAction === null) {
+      throw new DomainError('requirements_not_satisfied', 'Outstanding requirements prevent confirmation.', {
+        requirementsVersion: this.s.requirements.version,
+      });
+    }
+    return this.confirmAction(this.s.nextAction.id, ctx, input);
+  }
+
+  private confirmAction(
+    nextActionId: string | undefined | null,
+    ctx: AuthorizationContext,
+    resolution: ResolvePayerRequestInput | null,
+  ): ConfirmableActionType {
     if (nextActionId === undefined || nextActionId === null || nextActionId === '') {
       throw new DomainError('next_action_required', 'nextActionId is required to confirm.');
     }
@@ -324,9 +387,11 @@ export class Authorization {
         // Irreversible: from here on the payer may receive the submission.
         this.s.submission.reviewSnapshot = { ...snapshot, status: 'approved' };
         this.s.finalBoundaryCrossedAt = new Date(ctx.now.getTime());
+        this.startSubmissionAttempt(ctx);
         this.record(ctx, { type: 'authorization.final_boundary_crossed' });
       }
       this.s.nextAction = null;
+      this.resolveOpenPayerRequests(ctx, resolution);
       this.record(ctx, { type: 'authorization.confirmed', nextActionId, actionType: type });
       this.moveTo('confirm', 'processing', ctx);
     });
@@ -457,6 +522,7 @@ export class Authorization {
     if (this.s.finalBoundaryCrossedAt !== null) return;
     this.mutate(ctx, () => {
       this.s.finalBoundaryCrossedAt = new Date(ctx.now.getTime());
+      this.startSubmissionAttempt(ctx);
       this.record(ctx, { type: 'authorization.final_boundary_crossed' });
       this.moveTo('cross_final_boundary', 'processing', ctx);
     });
@@ -507,6 +573,11 @@ export class Authorization {
     }
     this.mutate(ctx, () => {
       this.s.submission.payerReceipt = deepCopy(receipt);
+      this.updateLatestAttempt(['pending'], {
+        status: 'accepted',
+        acceptedAt: new Date(new Date(receipt.receivedAt).getTime()),
+        submissionReference: receipt.referenceNumber,
+      });
       const due = computeDecisionDueAt(receipt.receivedAt, isExpeditedRequest(this.s.questionnaireResponse));
       this.s.decisionDueAt = due;
       this.record(ctx, { type: 'authorization.receipt_recorded', decisionDueAt: new Date(due.getTime()) });
@@ -524,6 +595,10 @@ export class Authorization {
     }
     this.mutate(ctx, () => {
       this.s.submission.decision = deepCopy(decision);
+      this.updateLatestAttempt(['accepted'], {
+        status: 'confirmed',
+        confirmedAt: new Date(new Date(decision.receivedAt).getTime()),
+      });
       this.s.outcome = decision.outcome;
       this.s.completedAt = new Date(ctx.now.getTime());
       this.record(ctx, { type: 'authorization.decision_recorded', outcome: decision.outcome });
@@ -539,6 +614,17 @@ export class Authorization {
     this.requireCommand('request_more_information', 'requires_input');
     this.mutate(ctx, () => {
       this.upsertDocumentRequirement(document);
+      this.s.submission.payerRequests.push({
+        id: ctx.newId('req'),
+        status: 'open',
+        documentType: document.type,
+        documentLabel: document.label,
+        message: document.message,
+        createdAt: new Date(ctx.now.getTime()),
+        resolutionNote: null,
+        resolvedAt: null,
+        attachmentIds: [],
+      });
       this.s.finalBoundaryCrossedAt = null;
       this.s.submission.reviewSnapshot = null;
       this.s.decisionDueAt = null;
@@ -547,10 +633,21 @@ export class Authorization {
     });
   }
 
-  fail(failure: AuthorizationFailure, ctx: AuthorizationContext): void {
+  fail(input: FailInput, ctx: AuthorizationContext): void {
     this.requireCommand('fail', 'completed');
+    const failure: AuthorizationFailure = {
+      code: input.code,
+      message: input.message,
+      retryable: input.retryable ?? isRetryableFailureCode(input.code),
+      details: deepCopy(input.details),
+    };
     this.mutate(ctx, () => {
-      this.s.failure = deepCopy(failure);
+      this.s.failure = failure;
+      this.updateLatestAttempt(['pending', 'accepted'], {
+        status: 'failed',
+        errorCode: failure.code,
+        errorMessage: failure.message,
+      });
       this.s.outcome = 'failed';
       this.s.completedAt = new Date(ctx.now.getTime());
       this.s.nextAction = null;
@@ -687,6 +784,51 @@ export class Authorization {
       actionType: opened.type,
     });
     return opened;
+  }
+
+  private startSubmissionAttempt(ctx: AuthorizationContext): void {
+    this.s.submission.attempts.push({
+      id: ctx.newId('sa'),
+      status: 'pending',
+      startedAt: new Date(ctx.now.getTime()),
+      submissionReference: null,
+      acceptedAt: null,
+      confirmedAt: null,
+      errorCode: null,
+      errorMessage: null,
+    });
+  }
+
+  /** Cases stored before attempts were recorded have none: nothing to update then. */
+  private updateLatestAttempt(
+    from: SubmissionAttempt['status'][],
+    change: Partial<Omit<SubmissionAttempt, 'id' | 'startedAt'>>,
+  ): void {
+    const attempts = this.s.submission.attempts;
+    const latest = attempts[attempts.length - 1];
+    if (latest === undefined || !from.includes(latest.status)) return;
+    attempts[attempts.length - 1] = { ...latest, ...change };
+  }
+
+  /**
+   * A confirm moves the case on only without blockers, so every requested document is attached by then: the
+   * payer's open requests are answered. An explicit resolve names its request's note and attachments.
+   */
+  private resolveOpenPayerRequests(
+    ctx: AuthorizationContext,
+    resolution: ResolvePayerRequestInput | null,
+  ): void {
+    this.s.submission.payerRequests = this.s.submission.payerRequests.map((request) => {
+      if (request.status !== 'open') return request;
+      const explicit = resolution !== null && resolution.requestId === request.id;
+      return {
+        ...request,
+        status: 'resolved',
+        resolvedAt: new Date(ctx.now.getTime()),
+        resolutionNote: explicit ? resolution.resolutionNote : null,
+        attachmentIds: explicit ? [...resolution.attachmentIds] : [],
+      };
+    });
   }
 
   private staleCurrentSnapshot(): void {

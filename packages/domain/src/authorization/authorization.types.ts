@@ -27,11 +27,21 @@ export const AUTHORIZATION_STATUSES = [
   'canceled',
 ] as const satisfies readonly AuthorizationStatus[];
 
-export type Outcome = 'approved' | 'denied' | 'modified' | 'not_required' | 'failed';
-export type FinalSubmissionPolicy = 'automatic' | 'requires_confirmation';
-export type PortalAuthMode = 'automated' | 'customer_login';
-export type ServiceType = 'inpatient' | 'outpatient' | 'drug';
-export type ServiceCodeSystem = 'hcpcs' | 'cpt' | 'ndc';
+/*
+ * The value lists below are the one definition of each enum: the types derive from them, and the API's
+ * validation and OpenAPI document import them.
+ */
+
+export const OUTCOMES = ['approved', 'denied', 'modified', 'not_required', 'failed'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+export const FINAL_SUBMISSION_POLICIES = ['automatic', 'requires_confirmation'] as const;
+export type FinalSubmissionPolicy = (typeof FINAL_SUBMISSION_POLICIES)[number];
+export const PORTAL_AUTH_MODES = ['automated', 'customer_login'] as const;
+export type PortalAuthMode = (typeof PORTAL_AUTH_MODES)[number];
+export const SERVICE_TYPES = ['inpatient', 'outpatient', 'drug'] as const;
+export type ServiceType = (typeof SERVICE_TYPES)[number];
+export const SERVICE_CODE_SYSTEMS = ['hcpcs', 'cpt', 'ndc'] as const;
+export type ServiceCodeSystem = (typeof SERVICE_CODE_SYSTEMS)[number];
 
 export interface AuthorizationPolicy {
   finalSubmission: FinalSubmissionPolicy;
@@ -56,10 +66,16 @@ export interface TemplateSelection {
   serviceCodeSystem: ServiceCodeSystem;
 }
 
-export type NextActionType =
-  'provide_requirements' | 'advance_case' | 'approve_submission' | 'complete_payer_interaction';
+export const NEXT_ACTION_TYPES = [
+  'provide_requirements',
+  'advance_case',
+  'approve_submission',
+  'complete_payer_interaction',
+] as const;
+export type NextActionType = (typeof NEXT_ACTION_TYPES)[number];
 
-export type NextActionOwner = 'customer' | 'operator';
+export const NEXT_ACTION_OWNERS = ['customer', 'operator'] as const;
+export type NextActionOwner = (typeof NEXT_ACTION_OWNERS)[number];
 
 export interface ManualHandoffResolution {
   kind: 'manual_handoff';
@@ -91,7 +107,8 @@ export interface Attachment {
   description: string | null;
 }
 
-export type ReviewSnapshotStatus = 'current' | 'stale' | 'approved';
+export const REVIEW_SNAPSHOT_STATUSES = ['current', 'stale', 'approved'] as const;
+export type ReviewSnapshotStatus = (typeof REVIEW_SNAPSHOT_STATUSES)[number];
 
 export interface ReviewSnapshotCovers {
   authorizationVersion: number;
@@ -137,17 +154,64 @@ export interface PayerDecision {
   details: Record<string, unknown>;
 }
 
+/**
+ * The payer asked for more information after receipt (decision 0032): one entry per request, kept after it
+ * is resolved. Resolved by the confirm that moves the case on once the requested document is attached.
+ */
+export const PAYER_REQUEST_STATUSES = ['open', 'resolved'] as const;
+export type PayerRequestStatus = (typeof PAYER_REQUEST_STATUSES)[number];
+
+export interface PayerRequest {
+  id: string;
+  status: PayerRequestStatus;
+  documentType: string;
+  documentLabel: string;
+  message: string;
+  createdAt: Date;
+  resolutionNote: string | null;
+  resolvedAt: Date | null;
+  /** Attachments named when the request was resolved explicitly; empty when a plain confirm resolved it. */
+  attachmentIds: string[];
+}
+
+/**
+ * One pass of the case to the payer (decision 0032): opened when the final submission boundary is crossed,
+ * `accepted` when the payer's receipt is recorded, `confirmed` when its decision arrives, `failed` when the
+ * case fails before that. A request for more information leaves the attempt accepted; the next crossing opens
+ * a new one.
+ */
+export const SUBMISSION_ATTEMPT_STATUSES = ['pending', 'accepted', 'confirmed', 'failed'] as const;
+export type SubmissionAttemptStatus = (typeof SUBMISSION_ATTEMPT_STATUSES)[number];
+
+export interface SubmissionAttempt {
+  id: string;
+  status: SubmissionAttemptStatus;
+  startedAt: Date;
+  submissionReference: string | null;
+  acceptedAt: Date | null;
+  confirmedAt: Date | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+}
+
 export interface Submission {
   reviewSnapshot: ReviewSnapshot | null;
   payerReceipt: PayerReceipt | null;
   decision: PayerDecision | null;
+  payerRequests: PayerRequest[];
+  attempts: SubmissionAttempt[];
 }
 
 export interface AuthorizationFailure {
   code: string;
   message: string;
+  /** Whether creating the same request again later may succeed (see failure-codes.ts). */
+  retryable: boolean;
   details: Record<string, unknown>;
 }
+
+/** What `fail` takes: `retryable` defaults to the code's entry in failure-codes.ts. */
+export type FailInput = Omit<AuthorizationFailure, 'retryable'> & { retryable?: boolean };
 
 export type Requirements = RequirementSet & { version: number };
 
@@ -197,7 +261,7 @@ export type RequirementsEvaluator = (
   attachedDocumentTypes: readonly string[],
 ) => RequirementSet;
 
-export type IdPrefix = 'auth' | 'act' | 'att' | 'rs';
+export type IdPrefix = 'auth' | 'act' | 'att' | 'rs' | 'req' | 'sa';
 
 /** Time, ids and the requirements engine come from outside so the aggregate stays deterministic. */
 export interface AuthorizationContext {
@@ -206,21 +270,24 @@ export interface AuthorizationContext {
   evaluate: RequirementsEvaluator;
 }
 
-export interface CreateAuthorizationInput {
+/** What a new case is created from: the fields of its state fixed at create, plus the first answers. */
+export type CreateAuthorizationInput = Pick<
+  AuthorizationState,
+  | 'organizationId'
+  | 'environment'
+  | 'policy'
+  | 'providerNpi'
+  | 'payer'
+  | 'templateSelection'
+  | 'routeId'
+  | 'portalAuthMode'
+  | 'questionnaire'
+  | 'documentRequirements'
+> & {
   /** Ids are generated through `ctx.newId('auth')`, never supplied by callers. */
   id?: never;
-  organizationId: string;
-  environment: Environment;
-  policy: AuthorizationPolicy;
-  providerNpi: string;
-  payer: Payer;
-  templateSelection: TemplateSelection;
-  routeId: string;
-  portalAuthMode: PortalAuthMode;
-  questionnaire: QuestionnaireTemplate;
-  documentRequirements: DocumentRequirement[];
   questionnaireResponse?: QuestionnaireResponse;
-}
+};
 
 export interface AttachFileInput {
   fileId: string;
@@ -239,6 +306,12 @@ export interface RequestFinalApprovalInput {
   summary: Record<string, unknown>;
   warnings: string[];
   liveViewUrl: string | null;
+}
+
+export interface ResolvePayerRequestInput {
+  requestId: string;
+  attachmentIds: string[];
+  resolutionNote: string | null;
 }
 
 export interface RequireManualInteractionInput {

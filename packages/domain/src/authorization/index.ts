@@ -4,4 +4,5 @@ export * from './authorization-status.state-machine';
 export * from './authorization.invariants';
 export * from './authorization.aggregate';
 export * from './decision-due-date';
+export * from './failure-codes';
 export * from './questionnaire-response.merge';

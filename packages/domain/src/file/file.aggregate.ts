@@ -1,14 +1,18 @@
 import { DomainError } from '../shared/domain-error';
 import { type Environment } from '../shared/scope';
+import { VersionedAggregate } from '../shared/versioned-aggregate';
 import {
-  type FileContentType,
   type FilePurpose,
   isAllowedFileContentType,
+  isClientFilePurpose,
   isFilePurpose,
+  isPayerEvidenceContentType,
   MAX_FILE_SIZE_BYTES,
+  type StoredFileContentType,
 } from './file-content-type';
 
-export type FileStatus = 'pending_upload' | 'ready';
+export const FILE_STATUSES = ['pending_upload', 'ready'] as const;
+export type FileStatus = (typeof FILE_STATUSES)[number];
 
 /** How long the signed upload target stays valid after the file record is created. */
 export const FILE_UPLOAD_WINDOW_MS = 15 * 60 * 1000;
@@ -20,7 +24,7 @@ export interface FileState {
   status: FileStatus;
   fileName: string;
   /** Declared by the client at creation; completion checks the stored bytes against it. */
-  contentType: FileContentType;
+  contentType: StoredFileContentType;
   purpose: FilePurpose;
   /** Declared by the client at creation; completion checks the stored size against it. */
   sizeBytes: number;
@@ -42,6 +46,16 @@ export interface CreateFileInput {
   sizeBytes: number;
 }
 
+/** Bytes the service captured and stored itself (payer evidence, decision 0020). */
+export interface ServiceFileInput {
+  organizationId: string;
+  environment: Environment;
+  fileName: string;
+  contentType: string;
+  sizeBytes: number;
+  checksumSha256: string;
+}
+
 export interface FileContext {
   now: Date;
   newId(prefix: 'file'): string;
@@ -61,16 +75,7 @@ export type FileEvent =
   | { type: 'file.created'; fileId: string; occurredAt: Date }
   | { type: 'file.ready'; fileId: string; occurredAt: Date };
 
-export class File {
-  private state: FileState;
-  private events: FileEvent[] = [];
-  private persisted: number | null;
-
-  private constructor(state: FileState, persistedVersion: number | null) {
-    this.state = state;
-    this.persisted = persistedVersion;
-  }
-
+export class File extends VersionedAggregate<FileState, FileEvent> {
   /**
    * The API validates the request first and reports every issue; these guards keep the aggregate valid
    * whoever calls it. All of them are content problems, hence `file_content_mismatch` (a 422).
@@ -80,6 +85,13 @@ export class File {
       throw new DomainError('file_content_mismatch', 'The file purpose is not supported.', {
         purpose: input.purpose,
       });
+    }
+    if (!isClientFilePurpose(input.purpose)) {
+      throw new DomainError(
+        'file_content_mismatch',
+        `Files of purpose ${input.purpose} are created by the service only.`,
+        { purpose: input.purpose },
+      );
     }
     if (!isAllowedFileContentType(input.contentType)) {
       throw new DomainError('file_content_mismatch', 'The content type is not allowed.', {
@@ -107,7 +119,7 @@ export class File {
         purpose: input.purpose,
         sizeBytes: input.sizeBytes,
         checksumSha256: null,
-        storageKey: `${input.environment}/${input.organizationId}/files/${id}`,
+        storageKey: fileStorageKey(input.environment, input.organizationId, id),
         createdAt: new Date(ctx.now),
         completedAt: null,
         uploadExpiresAt: new Date(ctx.now.getTime() + FILE_UPLOAD_WINDOW_MS),
@@ -119,26 +131,78 @@ export class File {
     return file;
   }
 
+  /**
+   * A `payer_evidence` file, ready at once: its bytes were written by the service, which computed the
+   * checksum, so there is no upload to verify. The bytes must already be stored under
+   * `fileBlobKey(storageKeyOf(...), { checksumSha256 })` when the file is saved (blobs first, decision 0020).
+   */
+  static recordPayerEvidence(input: ServiceFileInput & { id: string }, now: Date): File {
+    return File.serviceMade(input, 'payer_evidence', now);
+  }
+
+  /**
+   * A `submission_preview` file (decision 0032): a PDF the service rendered and stored, ready at once like
+   * payer evidence.
+   */
+  static recordSubmissionPreview(input: ServiceFileInput & { id: string }, now: Date): File {
+    if (input.contentType !== 'application/pdf') {
+      throw new Error(`a submission preview cannot be ${JSON.stringify(input.contentType)}`);
+    }
+    return File.serviceMade(input, 'submission_preview', now);
+  }
+
+  private static serviceMade(
+    input: ServiceFileInput & { id: string },
+    purpose: 'payer_evidence' | 'submission_preview',
+    now: Date,
+  ): File {
+    if (!isPayerEvidenceContentType(input.contentType)) {
+      throw new Error(`a ${purpose} file cannot be ${JSON.stringify(input.contentType)}`);
+    }
+    if (!Number.isInteger(input.sizeBytes) || input.sizeBytes <= 0) {
+      throw new Error(`a ${purpose} file cannot be ${input.sizeBytes} bytes long`);
+    }
+    if (!/^[0-9a-f]{64}$/.test(input.checksumSha256)) {
+      throw new Error(`a ${purpose} file needs its lower-case hex SHA-256`);
+    }
+    const file = new File(
+      {
+        id: input.id,
+        organizationId: input.organizationId,
+        environment: input.environment,
+        status: 'ready',
+        fileName: input.fileName,
+        contentType: input.contentType,
+        purpose,
+        sizeBytes: input.sizeBytes,
+        checksumSha256: input.checksumSha256,
+        storageKey: fileStorageKey(input.environment, input.organizationId, input.id),
+        createdAt: new Date(now),
+        completedAt: new Date(now),
+        // Never an upload target: the window is closed from the start.
+        uploadExpiresAt: new Date(now),
+        version: 1,
+      },
+      null,
+    );
+    file.events.push(
+      { type: 'file.created', fileId: input.id, occurredAt: new Date(now) },
+      { type: 'file.ready', fileId: input.id, occurredAt: new Date(now) },
+    );
+    return file;
+  }
+
   static rehydrate(state: FileState): File {
     return new File(copyState(state), state.version);
   }
 
-  get id(): string {
-    return this.state.id;
-  }
-  get organizationId(): string {
-    return this.state.organizationId;
-  }
-  get environment(): Environment {
-    return this.state.environment;
-  }
   get status(): FileStatus {
     return this.state.status;
   }
   get fileName(): string {
     return this.state.fileName;
   }
-  get contentType(): FileContentType {
+  get contentType(): StoredFileContentType {
     return this.state.contentType;
   }
   get purpose(): FilePurpose {
@@ -152,23 +216,6 @@ export class File {
   }
   get uploadExpiresAt(): Date {
     return new Date(this.state.uploadExpiresAt);
-  }
-  get version(): number {
-    return this.state.version;
-  }
-  /** The version last read from or written to storage; null until first saved. */
-  get persistedVersion(): number | null {
-    return this.persisted;
-  }
-
-  markPersisted(): void {
-    this.persisted = this.state.version;
-  }
-
-  pullEvents(): FileEvent[] {
-    const events = this.events;
-    this.events = [];
-    return events;
   }
 
   /**
@@ -213,8 +260,18 @@ export class File {
     this.events.push({ type: 'file.ready', fileId: this.state.id, occurredAt: new Date(now) });
   }
 
-  /** Only completed files may be linked to an authorization (decision 14, spec "Attach a file"). */
+  /** Only completed files may be linked to an authorization (decision 0027, spec "Attach a file"). */
   assertAttachable(): void {
+    if (this.state.purpose !== 'authorization_attachment') {
+      throw new DomainError(
+        'file_content_mismatch',
+        'Only files of purpose authorization_attachment can be attached.',
+        {
+          fileId: this.state.id,
+          purpose: this.state.purpose,
+        },
+      );
+    }
     if (this.state.status !== 'ready') {
       throw new DomainError('file_not_ready', 'The file upload has not been completed.', {
         fileId: this.state.id,
@@ -227,6 +284,10 @@ export class File {
     return copyState(this.state);
   }
 }
+
+/** The staging key of a file (decision 0006); its content key is `fileBlobKey` of it. */
+export const fileStorageKey = (environment: Environment, organizationId: string, fileId: string): string =>
+  `${environment}/${organizationId}/files/${fileId}`;
 
 const copyState = (state: FileState): FileState => ({
   ...state,

@@ -1,5 +1,6 @@
 import { VersionConflictError } from '../shared/domain-error';
 import { type Environment } from '../shared/scope';
+import { VersionedAggregate } from '../shared/versioned-aggregate';
 import {
   manualHandoffInvalidState,
   type ManualHandoffOperation,
@@ -27,7 +28,8 @@ export const UNABLE_TO_COMPLETE_REASONS = [
 ] as const;
 export type UnableToCompleteReason = (typeof UNABLE_TO_COMPLETE_REASONS)[number];
 
-export type ReconciliationState = 'pending' | 'confirmed' | 'not_found';
+export const RECONCILIATION_STATES = ['pending', 'confirmed', 'not_found'] as const;
+export type ReconciliationState = (typeof RECONCILIATION_STATES)[number];
 
 export interface Reconciliation {
   id: string;
@@ -110,16 +112,7 @@ export type ManualHandoffEvent =
  * pending) automation does not act on that interaction lineage; what the operator reports is a claim that
  * reconciliation must confirm before any payer truth is projected onto the authorization.
  */
-export class ManualHandoff {
-  private state: ManualHandoffState;
-  private events: ManualHandoffEvent[] = [];
-  private persisted: number | null;
-
-  private constructor(state: ManualHandoffState, persistedVersion: number | null) {
-    this.state = state;
-    this.persisted = persistedVersion;
-  }
-
+export class ManualHandoff extends VersionedAggregate<ManualHandoffState, ManualHandoffEvent> {
   static create(input: CreateManualHandoffInput, ctx: ManualHandoffContext): ManualHandoff {
     const handoff = new ManualHandoff(
       {
@@ -155,15 +148,6 @@ export class ManualHandoff {
     return new ManualHandoff(copyState(state), state.version);
   }
 
-  get id(): string {
-    return this.state.id;
-  }
-  get organizationId(): string {
-    return this.state.organizationId;
-  }
-  get environment(): Environment {
-    return this.state.environment;
-  }
   get authorizationId(): string {
     return this.state.authorizationId;
   }
@@ -188,25 +172,9 @@ export class ManualHandoff {
   get expiresAt(): Date {
     return new Date(this.state.expiresAt);
   }
-  get version(): number {
-    return this.state.version;
-  }
-  get persistedVersion(): number | null {
-    return this.persisted;
-  }
   /** Open handoffs (and closed ones still reconciling) own the interaction lineage. */
   get ownsInteraction(): boolean {
     return this.state.state !== 'closed' || this.state.reconciliation?.state === 'pending';
-  }
-
-  markPersisted(): void {
-    this.persisted = this.state.version;
-  }
-
-  pullEvents(): ManualHandoffEvent[] {
-    const events = this.events;
-    this.events = [];
-    return events;
   }
 
   /** Optimistic precondition (If-Match carries the handoff version on handoff mutations). */

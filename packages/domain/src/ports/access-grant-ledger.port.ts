@@ -16,7 +16,12 @@ export interface AccessGrantRecord {
 /** What an opening says about its grant: enough to audit it under the grant's tenant and subject. */
 export type AccessGrantReference = Pick<AccessGrantRecord, 'id' | 'scope' | 'kind' | 'subjectId'>;
 
-export type AccessGrantOpeningOutcome = 'redirected' | 'expired' | 'revoked' | 'subject_inactive' | 'invalid';
+/**
+ * `redirected`: the grant URL led on to the session; `viewed`: a live view (or its stream) reached through it was
+ * served; `input_refused`: input was sent to a read-only live view. The others are refusals.
+ */
+export type AccessGrantOpeningOutcome =
+  'redirected' | 'viewed' | 'input_refused' | 'expired' | 'revoked' | 'subject_inactive' | 'invalid';
 
 /** Who tried to open a grant, as far as the request tells. */
 export interface AccessGrantClient {

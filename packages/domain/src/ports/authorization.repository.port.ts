@@ -3,6 +3,11 @@ import { type AuthorizationStatus } from '../authorization/authorization.types';
 
 export interface AuthorizationListQuery {
   status?: AuthorizationStatus;
+  /**
+   * Only cases still waiting on the payer whose decision was due before this time (decision 21: the
+   * use case passes its clock's now for `?overdue=true`).
+   */
+  decisionOverdueAt?: Date;
   /** 1–100; validated by the caller. */
   limit: number;
   /** Opaque cursor from a previous page of the same query. */

@@ -19,5 +19,14 @@ export interface BlobStore {
    * stored under `fromKey`.
    */
   promote(fromKey: string, toKey: string): Promise<void>;
+  /**
+   * Stores bytes the service itself produced (payer evidence, decision 0020) under `key`, replacing whatever
+   * was there, and answers what was stored: its size and lower-case hex SHA-256.
+   */
+  put(
+    key: string,
+    bytes: Uint8Array,
+    options: { contentType: string },
+  ): Promise<{ sizeBytes: number; checksumSha256: string }>;
   delete(key: string): Promise<void>;
 }

@@ -6,7 +6,7 @@ import {
 import { type DocumentRequirement, type QuestionnaireTemplate } from '../requirements/questionnaire.types';
 import { type Environment } from '../shared/scope';
 
-/** A serviceable route: it pins the questionnaire and the document requirements (decision 11). */
+/** A serviceable route: it pins the questionnaire and the document requirements (decision 0025). */
 export interface Route {
   id: string;
   templateSelection: TemplateSelection;

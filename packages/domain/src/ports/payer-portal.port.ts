@@ -26,6 +26,8 @@ export interface PortalCaseAttachment {
 /** A plain, read-only view of one authorization, everything the payer portal needs and nothing more. */
 export interface PortalCase {
   authorizationId: string;
+  /** Whose stored portal credentials sign in (decision 0021). */
+  organizationId: string;
   environment: Environment;
   routeId: string;
   templateSelection: TemplateSelection;
@@ -78,6 +80,15 @@ export type DecisionPoll =
   | { state: 'decided'; decision: PayerDecision; evidence?: PortalEvidence[] }
   | { state: 'more_information'; document: DocumentRequirement };
 
+/**
+ * A submission the payer already holds, found by `findSubmission`: its receipt and what the portal showed
+ * of it (the request's status or confirmation page), stored like a submit's evidence (decision 0020).
+ */
+export interface FoundSubmission {
+  receipt: PayerReceipt;
+  evidence?: PortalEvidence[];
+}
+
 export interface SubmissionLookup {
   /** The key the submission was (or would have been) made with. */
   idempotencyKey: string;
@@ -95,7 +106,7 @@ export interface PayerPortal {
   validate(portalCase: PortalCase): Promise<PortalValidation>;
   prepareSubmission(portalCase: PortalCase): Promise<PreparedSubmission>;
   submit(portalCase: PortalCase, options: { idempotencyKey: string }): Promise<SubmitResult>;
-  findSubmission(portalCase: PortalCase, lookup: SubmissionLookup): Promise<PayerReceipt | null>;
+  findSubmission(portalCase: PortalCase, lookup: SubmissionLookup): Promise<FoundSubmission | null>;
   pollDecision(portalCase: PortalCase): Promise<DecisionPoll>;
 }
 

@@ -1,6 +1,6 @@
 import { type TenantScope } from '../shared/scope';
 
-/** Provider NPIs registered per organization (decision 8). */
+/** Provider NPIs registered per organization (decision 0024). */
 export interface ProviderRegistry {
   isRegistered(scope: TenantScope, npi: string): Promise<boolean>;
 }

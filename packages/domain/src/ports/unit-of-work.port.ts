@@ -4,13 +4,20 @@ import { type EventOutbox } from './event-outbox.port';
 import { type FileRepository } from './file.repository.port';
 import { type JobQueue } from './job-queue.port';
 import { type ManualHandoffRepository } from './manual-handoff.repository.port';
+import { type PayerEvidenceRepository } from './payer-evidence.repository.port';
+import { type ResourceEventLog } from './resource-event-log.port';
+import { type WebhookEndpointRepository } from './webhook-endpoint.repository.port';
 
 /** Everything written inside one transaction, bound to one tenant. */
 export interface TransactionalPorts {
   authorizations: AuthorizationRepository;
   files: FileRepository;
   manualHandoffs: ManualHandoffRepository;
+  payerEvidence: PayerEvidenceRepository;
   outbox: EventOutbox;
+  /** The integrators' events (docs/decisions/0031-events-and-webhooks.md). */
+  events: ResourceEventLog;
+  webhookEndpoints: WebhookEndpointRepository;
   jobs: JobQueue;
 }
 

@@ -14,6 +14,7 @@ export const REQUIREMENT_ISSUE_CODES = [
   'unknown_link_id',
   'min_length_not_met',
   'unit_not_allowed',
+  'instance_not_allowed',
 ] as const;
 
 export type RequirementIssueCode = (typeof REQUIREMENT_ISSUE_CODES)[number];

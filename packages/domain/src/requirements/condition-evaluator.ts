@@ -1,5 +1,9 @@
 import { answerKind, dateOf, isValidDate, numberOf, stringOf, type AnswerKind } from './answer-validator';
-import type { Answer, ComparisonOperator } from './questionnaire.types';
+import {
+  COMPARISON_OPERATORS as OPERATORS,
+  type Answer,
+  type ComparisonOperator,
+} from './questionnaire.types';
 
 /** Answers per item index; an item that is not allowed has an empty entry, so conditions read it as unanswered. */
 export type AnswersByIndex = ReadonlyArray<readonly Answer[]>;
@@ -20,14 +24,7 @@ export interface ConditionScope {
   acceptedKinds(index: number): readonly AnswerKind[];
 }
 
-const COMPARISON_OPERATORS: ReadonlySet<string> = new Set<ComparisonOperator>([
-  '=',
-  '!=',
-  '>',
-  '<',
-  '>=',
-  '<=',
-]);
+const COMPARISON_OPERATORS: ReadonlySet<string> = new Set<string>(OPERATORS);
 const ORDERED_KINDS: ReadonlySet<AnswerKind> = new Set<AnswerKind>(['decimal', 'date', 'string']);
 const CONNECTIVES = ['all', 'any', 'not', 'linkId'] as const;
 

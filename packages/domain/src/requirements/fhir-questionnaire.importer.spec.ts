@@ -5,14 +5,17 @@ import {
   type FhirImportWarning,
 } from './fhir-questionnaire.importer';
 import type {
+  QuestionnaireResponse,
   Answer,
   Condition,
   QuestionnaireItemTemplate,
   QuestionnaireTemplate,
 } from './questionnaire.types';
+import { presentQuestionnaire } from './questionnaire-presenter';
 import { evaluateRequirements } from './requirements-engine';
 import type { TemplateProblem } from './template-problem';
-import { bool, code, date, num, response, str } from './testing/template-builder';
+import { validateTemplate } from './template-validator';
+import { bool, code, date, item, num, response, str } from './testing/template-builder';
 
 type FhirItem = Record<string, unknown>;
 
@@ -672,14 +675,14 @@ describe('importFhirQuestionnaire: real-form fixes (decision 0018)', () => {
     expect(asked({ gate: [bool(true)], 'g.2.1': [str('x')] })).toEqual([]);
   });
 
-  it('keeps repeating groups and answerRepeats repeating: two answers are no issue, with a warning', () => {
+  it('ties the answers of a repeating group to their instance; answerRepeats takes several answers', () => {
     const items = [
       {
         linkId: 'meds',
         type: 'group',
         repeats: true,
         item: [
-          { linkId: 'meds.name', type: 'string' },
+          { linkId: 'meds.name', type: 'string', required: true },
           { linkId: 'meds.dose', type: 'decimal' },
         ],
       },
@@ -692,18 +695,56 @@ describe('importFhirQuestionnaire: real-form fixes (decision 0018)', () => {
       },
     ];
     const { template: form, warnings } = importFhirQuestionnaireWithWarnings(questionnaire(items));
-    expect(
-      issueCodes(form, {
-        'meds.name': [str('a'), str('b')],
-        'meds.dose': [num(1), num(2)],
-        codes: [str('x'), str('y')],
-      }),
-    ).toEqual([]);
+    const evaluate = (entries: QuestionnaireResponse['item']) =>
+      evaluateRequirements(form, [], { item: entries }, []);
+    const two = evaluate([
+      { linkId: 'meds.name', instance: 0, answer: [str('a')] },
+      { linkId: 'meds.dose', instance: 0, answer: [num(1)] },
+      { linkId: 'meds.dose', instance: 1, answer: [num(2)] },
+      { linkId: 'codes', answer: [str('x'), str('y')] },
+    ]);
+    expect(two.issues).toEqual([]);
+    expect(two.questions).toEqual([expect.objectContaining({ linkId: 'meds.name', instance: 1 })]);
+    expect(evaluate([{ linkId: 'meds.name', instance: 0, answer: [str('a'), str('b')] }]).issues).toEqual([
+      expect.objectContaining({ code: 'too_many_answers', field: 'meds.name', instance: 0 }),
+    ]);
     expect(form.groupRules).toEqual([
       { linkId: 'meds', text: 'meds', linkIds: ['meds.name', 'meds.dose'], repeats: true },
     ]);
+    expect(allItems(form).find((item) => item.linkId === 'meds.name')?.repeats).toBeUndefined();
+    expect(warnings).toEqual([]);
+  });
+
+  it('flattens a repeating group inside a repeating group into the outer instance, with a warning', () => {
+    const { template: form, warnings } = importFhirQuestionnaireWithWarnings(
+      questionnaire([
+        {
+          linkId: 'visits',
+          type: 'group',
+          repeats: true,
+          item: [
+            { linkId: 'visits.date', type: 'date' },
+            {
+              linkId: 'visits.notes',
+              type: 'group',
+              repeats: true,
+              item: [{ linkId: 'visits.notes.text', type: 'string' }],
+            },
+          ],
+        },
+      ]),
+    );
+    expect(form.groupRules).toEqual([
+      {
+        linkId: 'visits',
+        text: 'visits',
+        linkIds: ['visits.date', 'visits.notes.text'],
+        repeats: true,
+      },
+    ]);
+    expect(allItems(form).find((item) => item.linkId === 'visits.notes.text')?.repeats).toBe(true);
     expect(warnings).toEqual([
-      expect.objectContaining({ code: 'repeating_group_flattened', paths: ['"meds"'] }),
+      expect.objectContaining({ code: 'repeating_group_flattened', paths: ['"visits" > "visits.notes"'] }),
     ]);
   });
 
@@ -823,8 +864,69 @@ describe('importFhirQuestionnaire: real-form fixes (decision 0018)', () => {
     ]);
     expect(warnings.map((warning) => [warning.code, warning.paths])).toEqual([
       ['sub_questionnaire_dropped', ['"sub"']],
-      ['display_item_dropped', ['"note"']],
+      ['display_item_required', ['"note"']],
     ]);
+  });
+
+  it('keeps display items as text at their place among the questions, with their enableWhen', () => {
+    const form = importFhirQuestionnaire(
+      questionnaire([
+        { linkId: 'intro', type: 'display', text: 'Read this first' },
+        {
+          linkId: 'g',
+          type: 'group',
+          text: 'G',
+          item: [
+            { linkId: 'q1', type: 'boolean' },
+            {
+              linkId: 'hint',
+              type: 'display',
+              text: 'Attach the report',
+              enableWhen: [{ question: 'q1', operator: '=', answerBoolean: true }],
+            },
+            { linkId: 'q2', type: 'string' },
+          ],
+        },
+        { linkId: 'outro', type: 'display', text: 'Thank you' },
+      ]),
+    );
+    const group = form.groups.find((entry) => entry.id === 'g');
+    expect(group?.displays).toEqual([
+      { linkId: 'intro', text: 'Read this first', position: 0 },
+      {
+        linkId: 'hint',
+        text: 'Attach the report',
+        position: 1,
+        hiddenWhen: { not: { linkId: 'q1', operator: '=', answer: { valueBoolean: true } } },
+      },
+      { linkId: 'outro', text: 'Thank you', position: 2 },
+    ]);
+    expect(presentQuestionnaire(form, { item: [] }).find((entry) => entry.id === 'g')?.displays).toEqual(
+      group?.displays,
+    );
+  });
+
+  it.each([
+    ['a position beyond the items', { linkId: 'd', text: 'x', position: 2 }, 'position must be'],
+    ['a linkId of a question', { linkId: 'q', text: 'x', position: 0 }, 'used more than once'],
+    [
+      'a condition on an unknown item',
+      {
+        linkId: 'd',
+        text: 'x',
+        position: 0,
+        hiddenWhen: { linkId: 'nope', operator: 'exists', exists: true },
+      },
+      'unknown linkId',
+    ],
+  ])('refuses a display with %s', (_label, display, message) => {
+    const form = {
+      id: 't',
+      version: '1',
+      title: 'T',
+      groups: [{ id: 'g', title: 'G', items: [item('q', 'string')], displays: [display] }],
+    } as unknown as QuestionnaireTemplate;
+    expect(() => validateTemplate(form)).toThrow(message);
   });
 
   it('refuses an enableWhen reading a skipped reference item, naming it', () => {

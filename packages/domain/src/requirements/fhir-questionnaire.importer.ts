@@ -8,6 +8,7 @@ import type {
   ComparisonOperator,
   Condition,
   QuestionnaireGroupRule,
+  QuestionnaireDisplayTemplate,
   QuestionnaireGroupTemplate,
   QuestionnaireItemTemplate,
   QuestionnaireTemplate,
@@ -34,7 +35,7 @@ export type FhirImportWarningCode =
   | 'repeating_group_flattened'
   | 'reference_item_skipped'
   | 'hidden_item_asked'
-  | 'display_item_dropped'
+  | 'display_item_required'
   | 'sub_questionnaire_dropped';
 
 export interface FhirImportWarning {
@@ -109,8 +110,8 @@ interface PendingItem {
   fhir: Record<string, unknown>;
   linkId: string;
   path: string;
-  /** Inside a repeating group: accepts one answer per instance. */
-  inRepeatingGroup: boolean;
+  /** Inside a repeating group nested in another: its answers in one outer instance are flattened. */
+  inNestedRepeatingGroup: boolean;
   answerType: AnswerType;
   acceptsString: boolean;
   options: AnswerOption[] | undefined;
@@ -121,6 +122,15 @@ interface PendingGroup {
   id: string;
   title: string;
   items: PendingItem[];
+  displays: PendingDisplay[];
+}
+
+/** A FHIR display item kept as text after the group's first `position` questions. */
+interface PendingDisplay {
+  linkId: string;
+  text: string;
+  position: number;
+  gates: Gate[];
 }
 
 /** A FHIR group (top-level or nested) that is required or repeats, with the questions found inside it. */
@@ -138,7 +148,10 @@ interface Context {
   path: string;
   gates: Gate[];
   rules: PendingRule[];
+  /** Inside a repeating group (whose instances answers carry). */
   repeating: boolean;
+  /** Inside a repeating group nested in another one (flattened into the outer group's instances). */
+  nestedRepeating: boolean;
 }
 
 /**
@@ -146,9 +159,10 @@ interface Context {
  * left unconstrained. Top-level groups become groups; nested groups and questions' children are flattened into
  * them with their ancestors' enableWhen conjoined (a disabled item disables its descendants); top-level
  * questions go into a default group. enableWhen C becomes `notAllowedWhen: {not: C}`, and for required items
- * `requiredWhen: C` with `required: false` (FHIR requires an item only while enabled). display items and
- * `enableWhenExpression` (FHIRPath) are not imported. Throws `template_invalid` listing every problem, and
- * runs `validateTemplate`, so unknown linkIds and cycles are rejected here.
+ * `requiredWhen: C` with `required: false` (FHIR requires an item only while enabled). Required and repeating
+ * groups become group rules (a repeating group's answers carry their instance), display items are kept as text
+ * (decision 0036); `enableWhenExpression` (FHIRPath) is not imported. Throws `template_invalid` listing every
+ * problem, and runs `validateTemplate`, so unknown linkIds and cycles are rejected here.
  */
 export function importFhirQuestionnaire(
   json: unknown,
@@ -250,10 +264,13 @@ class QuestionnaireImporter {
     if (this.questions.size === 0 && this.problems.length === 0) {
       this.problem('invalid_questionnaire', undefined, 'the form has no question to answer');
     }
-    const groups = pending.map((group) => ({
+    const groups = pending.map((group): QuestionnaireGroupTemplate => ({
       id: group.id,
       title: group.title,
       items: group.items.map((item) => this.buildItem(item)),
+      ...(group.displays.length > 0
+        ? { displays: group.displays.map((display) => this.buildDisplay(display)) }
+        : {}),
     }));
     // A group whose questions were all skipped has nothing left to require.
     const rules = this.rules.filter((rule) => rule.linkIds.length > 0);
@@ -280,25 +297,40 @@ class QuestionnaireImporter {
   private collect(defaultGroupTitle: string): PendingGroup[] {
     const groups: PendingGroup[] = [];
     let defaultGroup: PendingGroup | undefined;
-    const top: Context = { path: '', gates: [], rules: [], repeating: false };
+    const top: Context = { path: '', gates: [], rules: [], repeating: false, nestedRepeating: false };
+    // A display outside any group joins the group before it, or the first group when none precedes it.
+    const leading: PendingDisplay[] = [];
     for (const node of this.children(this.questionnaire, '')) {
       const linkId = this.linkIdOf(node, '');
       if (linkId === undefined) continue;
       if (node['type'] === 'group') {
-        const group: PendingGroup = { id: linkId, title: stringOr(node['text'], linkId), items: [] };
+        const group: PendingGroup = {
+          id: linkId,
+          title: stringOr(node['text'], linkId),
+          items: [],
+          displays: [],
+        };
         groups.push(group);
         this.enterGroup(node, linkId, group, top);
       } else if (node['type'] === 'display') {
-        this.display(node, linkId, top);
+        const last = groups[groups.length - 1];
+        const display = this.display(node, linkId, top, last?.items.length ?? 0);
+        if (display) (last ? last.displays : leading).push(display);
       } else {
         if (!defaultGroup) {
           // Placed where the first loose question appears, keeping the form's order.
-          defaultGroup = { id: uniqueGroupId(this.questionnaire), title: defaultGroupTitle, items: [] };
+          defaultGroup = {
+            id: uniqueGroupId(this.questionnaire),
+            title: defaultGroupTitle,
+            items: [],
+            displays: [],
+          };
           groups.push(defaultGroup);
         }
         this.addQuestion(node, linkId, defaultGroup, top);
       }
     }
+    groups[0]?.displays.unshift(...leading);
     return groups;
   }
 
@@ -307,8 +339,10 @@ class QuestionnaireImporter {
       const linkId = this.linkIdOf(node, context.path);
       if (linkId === undefined) continue;
       if (node['type'] === 'group') this.enterGroup(node, linkId, group, context);
-      else if (node['type'] === 'display') this.display(node, linkId, context);
-      else this.addQuestion(node, linkId, group, context);
+      else if (node['type'] === 'display') {
+        const display = this.display(node, linkId, context, group.items.length);
+        if (display) group.displays.push(display);
+      } else this.addQuestion(node, linkId, group, context);
     }
   }
 
@@ -326,17 +360,19 @@ class QuestionnaireImporter {
     const gates = this.gatesOf(node, linkId, parent.gates);
     const required = this.flag(node['required'], linkId, 'required');
     const repeats = this.flag(node['repeats'], linkId, 'repeats');
+    // Answers carry the instance of one repeating group; a repeating group inside another is flattened.
+    const nested = repeats && parent.repeating;
     const rules = [...parent.rules];
-    if (required || repeats) {
-      const rule: PendingRule = { node, linkId, gates, required, repeats, linkIds: [] };
+    if (required || (repeats && !nested)) {
+      const rule: PendingRule = { node, linkId, gates, required, repeats: repeats && !nested, linkIds: [] };
       this.rules.push(rule);
       rules.push(rule);
     }
-    if (repeats) {
+    if (nested) {
       this.warn(
         'repeating_group_flattened',
         path,
-        'repeating group: its questions accept one answer per instance, but answers are not tied to their instance',
+        'repeating group inside a repeating group: its questions accept several answers in each instance of the outer group, not tied to an instance of their own',
       );
     }
     this.walk(this.children(node, path), group, {
@@ -344,10 +380,17 @@ class QuestionnaireImporter {
       gates,
       rules,
       repeating: parent.repeating || repeats,
+      nestedRepeating: parent.nestedRepeating || nested,
     });
   }
 
-  private display(node: Record<string, unknown>, linkId: string, context: Context): void {
+  /** A FHIR display item: kept as text at `position` among its group's questions (a placeholder is dropped). */
+  private display(
+    node: Record<string, unknown>,
+    linkId: string,
+    context: Context,
+    position: number,
+  ): PendingDisplay | undefined {
     const path = joinPath(context.path, linkId);
     this.otherLinkIds.add(linkId);
     this.paths.set(linkId, path);
@@ -358,10 +401,29 @@ class QuestionnaireImporter {
         path,
         'sub-questionnaire placeholder dropped: the referenced questionnaire is not imported, import its questions as a form of their own or into this one',
       );
-    } else if (toBoolean(node['required']) === true) {
-      this.warn('display_item_dropped', path, 'required display item dropped: display items take no answer');
+      this.noteExtensions(node, path);
+      return undefined;
+    }
+    if (toBoolean(node['required']) === true) {
+      this.warn(
+        'display_item_required',
+        path,
+        'required display item kept as text: display items take no answer, so nothing is required of it',
+      );
     }
     this.noteExtensions(node, path);
+    const gates = this.gatesOf(node, linkId, context.gates);
+    return { linkId, text: stringOr(node['text'], ''), position, gates };
+  }
+
+  private buildDisplay(pending: PendingDisplay): QuestionnaireDisplayTemplate {
+    const enabled = this.enabledCondition(pending.gates);
+    return {
+      linkId: pending.linkId,
+      text: pending.text,
+      position: pending.position,
+      ...(enabled === undefined ? {} : { hiddenWhen: { not: enabled } }),
+    };
   }
 
   private addQuestion(
@@ -405,7 +467,7 @@ class QuestionnaireImporter {
       fhir: node,
       linkId,
       path,
-      inRepeatingGroup: context.repeating,
+      inNestedRepeatingGroup: context.nestedRepeating,
       answerType,
       acceptsString: type === 'open-choice',
       options,
@@ -462,7 +524,7 @@ class QuestionnaireImporter {
     if (
       this.flag(fhir['repeats'], linkId, 'repeats') ||
       toBoolean(answerRepeats?.['valueBoolean']) === true ||
-      pending.inRepeatingGroup
+      pending.inNestedRepeatingGroup
     ) {
       item.repeats = true;
     }

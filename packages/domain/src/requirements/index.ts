@@ -1,5 +1,11 @@
 export * from './questionnaire.types';
 export { evaluateRequirements } from './requirements-engine';
+export {
+  requirementChecklist,
+  type ChecklistDocument,
+  type ChecklistQuestion,
+  type RequirementChecklist,
+} from './requirement-checklist';
 export { presentQuestionnaire, applyDefaults } from './questionnaire-presenter';
 export { validateTemplate } from './template-validator';
 export { compileTemplate, type CompiledTemplate } from './template-compiler';

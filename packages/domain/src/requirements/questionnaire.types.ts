@@ -4,7 +4,12 @@
  * templates can be stored, shipped in a catalog file and shown to clients unchanged.
  */
 
-export type AnswerType = 'string' | 'date' | 'boolean' | 'decimal' | 'coding';
+export const ANSWER_TYPES = ['string', 'date', 'boolean', 'decimal', 'coding'] as const;
+export type AnswerType = (typeof ANSWER_TYPES)[number];
+
+/** How a `coding` item treats answers outside its options (FHIR `answerConstraint`). */
+export const ANSWER_CONSTRAINTS = ['optionsOnly', 'optionsOrString'] as const;
+export type AnswerConstraint = (typeof ANSWER_CONSTRAINTS)[number];
 
 export interface Coding {
   code: string;
@@ -45,10 +50,16 @@ export interface Answer {
  * and `quantity` (`valueQuantity`, unit among `units` when given) refine `decimal`; `time` (`valueTime`)
  * refines `string`; `dateTime` (`valueDateTime`) refines `date`.
  */
-export type ValueType = 'integer' | 'quantity' | 'time' | 'dateTime';
+export const VALUE_TYPES = ['integer', 'quantity', 'time', 'dateTime'] as const;
+export type ValueType = (typeof VALUE_TYPES)[number];
 
 export interface QuestionnaireResponseItem {
   linkId: string;
+  /**
+   * For a question inside a repeating group: which instance of the group the answers belong to (0-based,
+   * below `MAX_GROUP_INSTANCES`); absent means the first instance. Each (linkId, instance) is its own entry.
+   */
+  instance?: number;
   answer: Answer[];
 }
 
@@ -56,7 +67,8 @@ export interface QuestionnaireResponse {
   item: QuestionnaireResponseItem[];
 }
 
-export type ComparisonOperator = '=' | '!=' | '>' | '<' | '>=' | '<=';
+export const COMPARISON_OPERATORS = ['=', '!=', '>', '<', '>=', '<='] as const;
+export type ComparisonOperator = (typeof COMPARISON_OPERATORS)[number];
 
 /**
  * A condition over the answers. Expresses FHIR R4 `enableWhen` fully: `exists` and the six comparison
@@ -104,7 +116,7 @@ export interface QuestionnaireItemTemplate {
    * For `coding` items: `optionsOrString` (FHIR `open-choice`) also accepts a free-text `valueString`;
    * codings must still be among the options. Absent means `optionsOnly`.
    */
-  answerConstraint?: 'optionsOnly' | 'optionsOrString';
+  answerConstraint?: AnswerConstraint;
   pattern?: string;
   maxLength?: number;
   /** Bounds as strings: a decimal for `decimal` answers, a `YYYY-MM-DD` date for `date` answers. */
@@ -119,16 +131,30 @@ export interface QuestionnaireItemTemplate {
   textWhen?: TextWhen;
 }
 
+/**
+ * Text shown among a group's questions without taking an answer (a FHIR `display` item): after the group's
+ * first `position` items. `hiddenWhen` (its enableWhen, negated) hides it like `notAllowedWhen` an item.
+ */
+export interface QuestionnaireDisplayTemplate {
+  linkId: string;
+  text: string;
+  position: number;
+  hiddenWhen?: Condition;
+}
+
 export interface QuestionnaireGroupTemplate {
   id: string;
   title: string;
   items: QuestionnaireItemTemplate[];
+  /** Display texts among the items, in order. */
+  displays?: QuestionnaireDisplayTemplate[];
 }
 
 /**
  * A FHIR group kept as a rule over the items it contains, after they were placed in the template's groups:
  * `required` (or `requiredWhen`, its enableWhen) asks for at least one answer among `linkIds` while the group
- * is enabled; `repeats` records that the group repeats, so its items accept one answer per instance.
+ * is enabled; `repeats` makes the group repeat: answers to its items carry their group `instance`, and each
+ * instance is validated on its own (an item belongs to at most one repeating group).
  */
 export interface QuestionnaireGroupRule {
   linkId: string;
@@ -156,25 +182,41 @@ export interface DocumentRequirement {
   requiredWhen?: Condition;
 }
 
-export type IssueSeverity = 'error' | 'warning' | 'info';
+export const ISSUE_SEVERITIES = ['error', 'warning', 'info'] as const;
+export type IssueSeverity = (typeof ISSUE_SEVERITIES)[number];
 
 export interface RequirementIssue {
   code: string;
   message: string;
   field: string;
   severity: IssueSeverity;
+  /** The repeating-group instance of the answers at fault, for a question inside a repeating group. */
+  instance?: number;
+}
+
+/** An outstanding question; `instance` names the repeating-group instance it is missing from. */
+export interface OutstandingQuestion {
+  linkId: string;
+  message: string;
+  instance?: number;
 }
 
 export interface RequirementSet {
-  questions: Array<{ linkId: string; message: string }>;
+  questions: OutstandingQuestion[];
   documents: Array<{ type: string; message: string }>;
   issues: RequirementIssue[];
 }
 
-/** The questionnaire as a client sees it: `textWhen` resolved into `text`, defaults filled in. */
-export type PresentedQuestionnaireItem = QuestionnaireItemTemplate;
+/**
+ * The questionnaire as a client sees it: `textWhen` resolved into `text`, defaults filled in, and for a question
+ * inside a repeating group that group (its answers carry the group `instance`).
+ */
+export type PresentedQuestionnaireItem = QuestionnaireItemTemplate & {
+  repeatingGroup?: { linkId: string; text: string };
+};
 export interface PresentedQuestionnaireGroup {
   id: string;
   title: string;
   items: PresentedQuestionnaireItem[];
+  displays?: QuestionnaireDisplayTemplate[];
 }

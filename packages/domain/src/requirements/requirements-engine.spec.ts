@@ -373,7 +373,11 @@ describe('evaluateRequirements: issues', () => {
   it('exposes every issue code it can produce', () => {
     expect([...REQUIREMENT_ISSUE_CODES].sort()).toEqual(
       [
-        ...new Set(rows.map(([issueCode]) => issueCode).concat('answer_not_allowed', 'unknown_link_id')),
+        ...new Set(
+          rows
+            .map(([issueCode]) => issueCode)
+            .concat('answer_not_allowed', 'unknown_link_id', 'instance_not_allowed'),
+        ),
       ].sort(),
     );
   });
@@ -418,6 +422,13 @@ describe('evaluateRequirements: group rules', () => {
     expect(evaluateRequirements(form, [], response({ c: [str('1'), str('2')] }), []).issues).toEqual([]);
   });
 
+  it('rejects an item inside two repeating groups', () => {
+    const form = withRules([
+      { linkId: 'g1', text: 'G1', repeats: true, linkIds: ['c'] },
+      { linkId: 'g2', text: 'G2', repeats: true, linkIds: ['c'] },
+    ]);
+    expect(() => asked(form, {})).toThrow('inside two repeating groups');
+  });
   it.each([
     [[{ linkId: 'a', text: 'A', linkIds: [] }], 'linkId is used more than once'],
     [[{ linkId: 'g', text: 'G', linkIds: ['nope'] }], 'unknown item "nope"'],
@@ -674,6 +685,156 @@ describe('evaluateRequirements: properties', () => {
           expect(issue.severity).toBe('error');
         }
       }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('evaluateRequirements: repeating group instances', () => {
+  // A repeating group "devices" with a required name, an optional serial and a count only asked for pumps.
+  const form: QuestionnaireTemplate = {
+    ...template([
+      item('outside', 'boolean'),
+      item('name', 'string', { required: true, maxLength: 5 }),
+      item('kind', 'coding', {
+        options: [
+          { code: 'pump', display: 'Pump' },
+          { code: 'meter', display: 'Meter' },
+        ],
+      }),
+      item('count', 'decimal', {
+        required: true,
+        notAllowedWhen: { not: equals('kind', code('pump')) },
+      }),
+      item('afterwards', 'string', { required: true, notAllowedWhen: { not: equals('kind', code('pump')) } }),
+    ]),
+    groupRules: [{ linkId: 'devices', text: 'Devices', repeats: true, linkIds: ['name', 'kind', 'count'] }],
+  };
+  const at = (linkId: string, instance: number | undefined, answer: Answer[]) => ({
+    linkId,
+    ...(instance === undefined ? {} : { instance }),
+    answer,
+  });
+  const run = (items: QuestionnaireResponse['item']) => evaluateRequirements(form, [], { item: items }, []);
+  const where = (entries: Array<{ linkId?: string; field?: string; instance?: number; code?: string }>) =>
+    entries.map(
+      (entry) =>
+        `${entry.linkId ?? entry.field ?? ''}@${String(entry.instance)}${entry.code ? `:${entry.code}` : ''}`,
+    );
+
+  it('asks the questions of the first instance while the group has no answer', () => {
+    expect(where(run([]).questions)).toEqual(['name@0']);
+  });
+
+  it('asks and validates each instance on its own answers', () => {
+    const result = run([
+      at('name', 0, [str('ok')]),
+      at('kind', 0, [code('pump')]),
+      at('kind', 1, [code('meter')]),
+      at('name', 2, [str('too long')]),
+    ]);
+    expect(where(result.questions)).toEqual(['name@1', 'count@0', 'afterwards@undefined']);
+    expect(where(result.issues)).toEqual(['name@2:max_length_exceeded']);
+  });
+
+  it('takes one answer per instance, and refuses two in one instance', () => {
+    expect(run([at('name', 0, [str('a')]), at('name', 1, [str('b')])]).issues).toEqual([]);
+    expect(where(run([at('name', 1, [str('a'), str('b')])]).issues)).toEqual(['name@1:too_many_answers']);
+  });
+
+  it('reads a condition inside the group in the same instance, and across instances from outside it', () => {
+    const result = run([
+      at('name', 0, [str('a')]),
+      at('kind', 0, [code('meter')]),
+      at('count', 0, [num(2)]),
+      at('name', 1, [str('b')]),
+      at('kind', 1, [code('pump')]),
+      at('count', 1, [num(3)]),
+      at('afterwards', undefined, [str('x')]),
+    ]);
+    expect(where(result.issues)).toEqual(['count@0:answer_not_allowed']);
+    expect(result.questions).toEqual([]);
+  });
+
+  it('reads answers without an instance as the first instance', () => {
+    expect(where(run([at('name', undefined, [str('a')]), at('name', 1, [str('bbbbbb')])]).issues)).toEqual([
+      'name@1:max_length_exceeded',
+    ]);
+  });
+
+  it.each([
+    ['a question outside any repeating group', at('outside', 0, [bool(true)])],
+    ['an instance out of range', at('name', 100, [str('a')])],
+    ['an instance that is not a whole number', at('name', 1.5, [str('a')])],
+  ])('reports %s as instance_not_allowed', (_label, entry) => {
+    expect(where(run([at('name', 0, [str('a')]), entry]).issues)).toEqual([
+      `${entry.linkId}@undefined:instance_not_allowed`,
+    ]);
+  });
+
+  it('counts a required repeating group as answered by any instance', () => {
+    const required: QuestionnaireTemplate = {
+      ...template([item('x', 'string'), item('y', 'string')]),
+      groupRules: [{ linkId: 'g', text: 'G', repeats: true, required: true, linkIds: ['x', 'y'] }],
+    };
+    const ask = (items: QuestionnaireResponse['item']) =>
+      evaluateRequirements(required, [], { item: items }, []).questions.map((question) => question.linkId);
+    expect(ask([])).toEqual(['g']);
+    expect(ask([{ linkId: 'y', instance: 3, answer: [str('a')] }])).toEqual([]);
+  });
+
+  it('evaluates each instance as the same form answered once with that instance’s answers (property)', () => {
+    const inside = new Set(['name', 'kind', 'count']);
+    const plain: QuestionnaireTemplate = { ...form, groupRules: [] };
+    const instanceArb = fc.record(
+      {
+        name: fc.array(fc.constantFrom('ok', 'too long'), { minLength: 1, maxLength: 2 }),
+        kind: fc.constantFrom('pump', 'meter', 'other'),
+        count: fc.integer({ min: 0, max: 3 }),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(
+        fc.option(fc.boolean(), { nil: undefined }),
+        fc.array(fc.option(instanceArb, { nil: undefined }), { maxLength: 4 }),
+        (outside, instances) => {
+          const shared: QuestionnaireResponse['item'] =
+            outside === undefined ? [] : [{ linkId: 'outside', answer: [bool(outside)] }];
+          const entriesOf = (answers: NonNullable<(typeof instances)[number]>) => [
+            ...(answers.name ? [{ linkId: 'name', answer: answers.name.map(str) }] : []),
+            ...(answers.kind ? [{ linkId: 'kind', answer: [code(answers.kind)] }] : []),
+            ...(answers.count !== undefined ? [{ linkId: 'count', answer: [num(answers.count)] }] : []),
+          ];
+          const all = [
+            ...shared,
+            ...instances.flatMap((answers, instance) =>
+              answers ? entriesOf(answers).map((entry) => ({ ...entry, instance })) : [],
+            ),
+          ];
+          const result = evaluateRequirements(form, [], { item: all }, []);
+          const present = instances.flatMap((answers, instance) =>
+            answers && entriesOf(answers).length > 0 ? [instance] : [],
+          );
+          for (const instance of present.length > 0 ? present : [0]) {
+            const answers = instances[instance];
+            const alone = evaluateRequirements(
+              plain,
+              [],
+              { item: [...shared, ...(answers ? entriesOf(answers) : [])] },
+              [],
+            );
+            const mine = <T extends { instance?: number }>(entries: T[]) =>
+              entries
+                .filter((entry) => entry.instance === instance)
+                .map(({ instance: _drop, ...rest }) => rest);
+            expect(mine(result.questions)).toEqual(
+              alone.questions.filter((question) => inside.has(question.linkId)),
+            );
+            expect(mine(result.issues)).toEqual(alone.issues.filter((issue) => inside.has(issue.field)));
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -1,8 +1,11 @@
 import { validateAnswers } from './answer-validator';
-import { resolveItemStates } from './item-state.resolver';
+import { MAX_GROUP_INSTANCES } from '../shared/input-limits';
+import { resolveItemStates, type GroupInstanceStates } from './item-state.resolver';
 import type { AnswersByIndex } from './condition-evaluator';
 import type {
+  Answer,
   DocumentRequirement,
+  OutstandingQuestion,
   QuestionnaireResponse,
   QuestionnaireTemplate,
   RequirementIssue,
@@ -24,39 +27,40 @@ export function evaluateRequirements(
 ): RequirementSet {
   const compiled = compileTemplate(template);
   const documents = compileDocumentRequirements(compiled, documentRequirements);
-  const { answers, effective, allowed, unknownLinkIds } = resolveItemStates(compiled, response);
+  const { answers, effective, allowed, unknownLinkIds, groups, misplacedInstances } = resolveItemStates(
+    compiled,
+    response,
+  );
 
   const questions: RequirementSet['questions'] = [];
   const issues: RequirementIssue[] = [];
   for (const item of compiled.items) {
-    const given = answers[item.index] ?? [];
-    if (!allowed[item.index]) {
-      if (given.length > 0) {
-        issues.push({
-          code: 'answer_not_allowed',
-          message: 'This question must not be answered given the other answers.',
-          field: item.linkId,
-          severity: 'error',
-        });
-      }
+    const group = compiled.repeatingGroupOf[item.index] ?? -1;
+    if (group === -1) {
+      evaluateItem(
+        item,
+        answers[item.index] ?? [],
+        allowed[item.index] ?? true,
+        effective,
+        undefined,
+        questions,
+        issues,
+      );
       continue;
     }
-    if (given.length === 0) {
-      if (item.required || (item.requiredWhen !== undefined && item.requiredWhen(effective))) {
-        questions.push({
-          linkId: item.linkId,
-          message: `An answer is required: ${resolveText(item, effective)}`,
-        });
-      }
-      continue;
-    }
-    validateAnswers(
-      item,
-      given,
-      item.repeats,
-      item.answerType === 'coding' ? allowedCodes(item, effective) : undefined,
-      issues,
-    );
+    // A question inside a repeating group is asked and validated in each of the group's instances.
+    const state = groups[group] as GroupInstanceStates;
+    state.instances.forEach((instance, position) => {
+      evaluateItem(
+        item,
+        state.answers[position]?.[item.index] ?? [],
+        state.allowed[position]?.[item.index] ?? true,
+        state.effective[position] ?? effective,
+        instance,
+        questions,
+        issues,
+      );
+    });
   }
 
   // FHIR: a required group needs at least one answer among its items while it is enabled. Not asked while a
@@ -67,6 +71,18 @@ export function evaluateRequirements(
     if (indexes.some((index) => (effective[index]?.length ?? 0) > 0)) continue;
     if (indexes.some((index) => asked.has(compiled.items[index]?.linkId ?? ''))) continue;
     questions.push({ linkId: rule.linkId, message: `At least one answer is required in: ${rule.text}` });
+  }
+
+  for (const { linkId, reason } of misplacedInstances) {
+    issues.push({
+      code: 'instance_not_allowed',
+      message:
+        reason === 'not_repeating'
+          ? 'This question is not inside a repeating group; send its answers without an instance.'
+          : `The instance must be a whole number from 0 to ${MAX_GROUP_INSTANCES - 1}.`,
+      field: linkId,
+      severity: 'error',
+    });
   }
 
   for (const linkId of unknownLinkIds) {
@@ -87,6 +103,52 @@ export function evaluateRequirements(
   }
 
   return { questions, documents: missingDocuments, issues };
+}
+
+/** One question in one place: the form, or one instance of its repeating group (`instance`). */
+function evaluateItem(
+  item: CompiledItem,
+  given: readonly Answer[],
+  allowed: boolean,
+  effective: AnswersByIndex,
+  instance: number | undefined,
+  questions: RequirementSet['questions'],
+  issues: RequirementIssue[],
+): void {
+  if (!allowed) {
+    if (given.length > 0) {
+      const issue: RequirementIssue = {
+        code: 'answer_not_allowed',
+        message: 'This question must not be answered given the other answers.',
+        field: item.linkId,
+        severity: 'error',
+      };
+      if (instance !== undefined) issue.instance = instance;
+      issues.push(issue);
+    }
+    return;
+  }
+  if (given.length === 0) {
+    if (item.required || (item.requiredWhen !== undefined && item.requiredWhen(effective))) {
+      const question: OutstandingQuestion = {
+        linkId: item.linkId,
+        message: `An answer is required: ${resolveText(item, effective)}`,
+      };
+      if (instance !== undefined) question.instance = instance;
+      questions.push(question);
+    }
+    return;
+  }
+  const first = issues.length;
+  validateAnswers(
+    item,
+    given,
+    item.repeats,
+    item.answerType === 'coding' ? allowedCodes(item, effective) : undefined,
+    issues,
+  );
+  if (instance !== undefined)
+    for (let i = first; i < issues.length; i += 1) (issues[i] as RequirementIssue).instance = instance;
 }
 
 /** The first `valuesWhen` case that holds restricts the codes; otherwise the options (or anything). */

@@ -13,14 +13,16 @@ import {
   type ConditionProblem,
   type ConditionScope,
 } from './condition-evaluator';
-import type {
-  Answer,
-  AnswerType,
-  DocumentRequirement,
-  QuestionnaireGroupRule,
-  QuestionnaireItemTemplate,
-  QuestionnaireTemplate,
-  ValueType,
+import {
+  ANSWER_CONSTRAINTS,
+  ANSWER_TYPES as ANSWER_TYPE_LIST,
+  type Answer,
+  type AnswerType,
+  type DocumentRequirement,
+  type QuestionnaireGroupRule,
+  type QuestionnaireItemTemplate,
+  type QuestionnaireTemplate,
+  type ValueType,
 } from './questionnaire.types';
 import { templateInvalid, type TemplateProblem } from './template-problem';
 
@@ -47,6 +49,15 @@ export interface CompiledTemplate {
   allowedOrder: readonly number[];
   /** Group rules that can ask for an answer (required groups), with their items' indexes. */
   requiredGroups: readonly CompiledGroupRule[];
+  /** Repeating groups, with their items' indexes: answers to those items are kept per group instance. */
+  repeatingGroups: readonly CompiledRepeatingGroup[];
+  /** Per item index: the index in `repeatingGroups` of the group it repeats with, or -1. */
+  repeatingGroupOf: readonly number[];
+}
+
+export interface CompiledRepeatingGroup {
+  rule: QuestionnaireGroupRule;
+  indexes: readonly number[];
 }
 
 export interface CompiledGroupRule {
@@ -61,13 +72,7 @@ export interface CompiledDocumentRequirement {
   requiredWhen: CompiledCondition | undefined;
 }
 
-const ANSWER_TYPES: ReadonlySet<string> = new Set<AnswerType>([
-  'string',
-  'date',
-  'boolean',
-  'decimal',
-  'coding',
-]);
+const ANSWER_TYPES: ReadonlySet<string> = new Set<string>(ANSWER_TYPE_LIST);
 // Each refinement belongs to one answer type.
 const VALUE_TYPES: ReadonlyMap<string, AnswerType> = new Map<ValueType, AnswerType>([
   ['integer', 'decimal'],
@@ -79,6 +84,18 @@ const DECIMAL_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 // Keyed by object identity: a template loaded once is compiled once, and dropped with it.
 const compiledTemplates = new WeakMap<QuestionnaireTemplate, CompiledTemplate>();
+
+/**
+ * Compiled templates by id and version, for copies of a template read again (a case's questionnaire is read
+ * from its row on every request): a template version is immutable, so its compilation is derived data kept
+ * across reads (decision 0036). Each entry keeps the serialized template it was compiled from and is used only
+ * for an equal one, so a template changed without a new version (or a test's ad-hoc template) is compiled
+ * afresh instead of answered from the wrong entry. Bounded: the least recently used version is dropped first.
+ */
+export const COMPILED_TEMPLATE_CACHE_SIZE = 256;
+/** Serializations of one id and version differ only in key order (a stored copy against the original). */
+const VARIANTS_PER_VERSION = 4;
+const compiledVersions = new Map<string, Array<{ serialized: string; compiled: CompiledTemplate }>>();
 const compiledDocuments = new WeakMap<
   CompiledTemplate,
   WeakMap<readonly DocumentRequirement[], readonly CompiledDocumentRequirement[]>
@@ -92,9 +109,36 @@ const compiledDocuments = new WeakMap<
 export function compileTemplate(template: QuestionnaireTemplate): CompiledTemplate {
   const cached = compiledTemplates.get(template);
   if (cached) return cached;
+  const key = versionKeyOf(template);
+  const serialized = key === undefined ? undefined : JSON.stringify(template);
+  const variants = key === undefined ? undefined : compiledVersions.get(key);
+  const hit = variants?.find((variant) => variant.serialized === serialized);
+  if (key !== undefined && variants && hit) {
+    // Most recently used last.
+    compiledVersions.delete(key);
+    compiledVersions.set(key, variants);
+    compiledTemplates.set(template, hit.compiled);
+    return hit.compiled;
+  }
   const compiled = buildCompiledTemplate(template);
   compiledTemplates.set(template, compiled);
+  if (key !== undefined && serialized !== undefined) {
+    const kept = [...(variants ?? []).slice(1 - VARIANTS_PER_VERSION), { serialized, compiled }];
+    compiledVersions.delete(key);
+    compiledVersions.set(key, kept);
+    if (compiledVersions.size > COMPILED_TEMPLATE_CACHE_SIZE) {
+      const oldest = compiledVersions.keys().next().value;
+      if (oldest !== undefined) compiledVersions.delete(oldest);
+    }
+  }
   return compiled;
+}
+
+/** The id and version of a well-formed template, or undefined (such a template is not kept by version). */
+function versionKeyOf(template: QuestionnaireTemplate): string | undefined {
+  if (!isRecord(template)) return undefined;
+  const { id, version } = template as unknown as Record<string, unknown>;
+  return typeof id === 'string' && typeof version === 'string' ? JSON.stringify([id, version]) : undefined;
 }
 
 /** Compiles document requirements against a compiled template (memoised per array); throws `template_invalid`. */
@@ -177,9 +221,23 @@ function buildCompiledTemplate(template: QuestionnaireTemplate): CompiledTemplat
   });
 
   const allowedOrder = topologicalOrder(dependencies, (index) => items[index]?.linkId ?? '', problems);
-  const requiredGroups = compileGroupRules(template, indexByLinkId, scope, problems);
+  const { requiredGroups, repeatingGroups } = compileGroupRules(template, indexByLinkId, scope, problems);
+  checkDisplays(template, indexByLinkId, scope, problems);
+  const repeatingGroupOf = new Array<number>(items.length).fill(-1);
+  repeatingGroups.forEach(({ rule, indexes }, group) => {
+    for (const index of indexes) {
+      if (repeatingGroupOf[index] !== -1) {
+        problems.push({
+          code: 'invalid_group',
+          linkId: rule.linkId,
+          message: `item "${items[index]?.linkId ?? ''}" is inside two repeating groups; nested repeating groups are not supported`,
+        });
+      }
+      repeatingGroupOf[index] = group;
+    }
+  });
   if (problems.length > 0) throw templateInvalid(templateId, problems);
-  return { template, items, indexByLinkId, allowedOrder, requiredGroups };
+  return { template, items, indexByLinkId, allowedOrder, requiredGroups, repeatingGroups, repeatingGroupOf };
 }
 
 function compileGroupRules(
@@ -187,14 +245,16 @@ function compileGroupRules(
   indexByLinkId: ReadonlyMap<string, number>,
   scope: ConditionScope,
   problems: TemplateProblem[],
-): CompiledGroupRule[] {
+): { requiredGroups: CompiledGroupRule[]; repeatingGroups: CompiledRepeatingGroup[] } {
+  const compiled: CompiledGroupRule[] = [];
+  const repeating: CompiledRepeatingGroup[] = [];
+  const result = { requiredGroups: compiled, repeatingGroups: repeating };
   const rules: unknown = template.groupRules;
-  if (rules === undefined) return [];
+  if (rules === undefined) return result;
   if (!Array.isArray(rules)) {
     problems.push({ code: 'invalid_group', message: 'groupRules must be an array' });
-    return [];
+    return result;
   }
-  const compiled: CompiledGroupRule[] = [];
   const seen = new Set<string>();
   for (const rule of rules as unknown[]) {
     if (
@@ -229,8 +289,56 @@ function compileGroupRules(
     if (rule['required'] === true || requiredWhen !== undefined) {
       compiled.push({ rule: rule as unknown as QuestionnaireGroupRule, indexes, requiredWhen });
     }
+    if (rule['repeats'] === true) {
+      repeating.push({ rule: rule as unknown as QuestionnaireGroupRule, indexes: [...new Set(indexes)] });
+    }
   }
-  return compiled;
+  return result;
+}
+
+/** Display texts take no answer; they need a unique linkId, a text, a place among the items, a valid condition. */
+function checkDisplays(
+  template: QuestionnaireTemplate,
+  indexByLinkId: ReadonlyMap<string, number>,
+  scope: ConditionScope,
+  problems: TemplateProblem[],
+): void {
+  const seen = new Set<string>();
+  for (const group of template.groups) {
+    const displays: unknown = group.displays;
+    if (displays === undefined) continue;
+    if (!Array.isArray(displays)) {
+      problems.push({ code: 'invalid_group', linkId: group.id, message: 'displays must be an array' });
+      continue;
+    }
+    for (const display of displays as unknown[]) {
+      if (!isRecord(display) || typeof display['linkId'] !== 'string' || display['linkId'] === '') {
+        problems.push({ code: 'invalid_item', message: `a display in group "${group.id}" has no linkId` });
+        continue;
+      }
+      const linkId = display['linkId'];
+      const problem = (message: string): void => {
+        problems.push({ code: 'invalid_item', linkId, message });
+      };
+      if (seen.has(linkId) || indexByLinkId.has(linkId)) problem('linkId is used more than once');
+      seen.add(linkId);
+      if (typeof display['text'] !== 'string') problem('text must be a string');
+      const position = display['position'];
+      if (
+        typeof position !== 'number' ||
+        !Number.isInteger(position) ||
+        position < 0 ||
+        position > group.items.length
+      ) {
+        problem(`position must be a whole number from 0 to ${group.items.length}`);
+      }
+      if (display['hiddenWhen'] !== undefined) {
+        compileCondition(display['hiddenWhen'], scope, (conditionProblem) =>
+          problems.push({ ...fromConditionProblem(conditionProblem), linkId }),
+        );
+      }
+    }
+  }
 }
 
 function collectItems(template: unknown, problems: TemplateProblem[]): QuestionnaireItemTemplate[] {
@@ -306,7 +414,7 @@ function compileItemShell(
   }
 
   const constraint = item.answerConstraint;
-  if (constraint !== undefined && constraint !== 'optionsOnly' && constraint !== 'optionsOrString') {
+  if (constraint !== undefined && !(ANSWER_CONSTRAINTS as readonly string[]).includes(constraint)) {
     problem('invalid_item', `unknown answerConstraint "${String(constraint)}"`);
   }
   const acceptsString = constraint === 'optionsOrString' && answerType === 'coding';

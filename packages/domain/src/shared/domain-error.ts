@@ -19,6 +19,8 @@ export const DOMAIN_ERROR_CODES = [
   'file_content_mismatch',
   'file_already_completed',
   'attachment_not_found',
+  'action_not_found',
+  'action_not_open',
   'provider_not_found',
   'payer_not_found',
   'unsupported_template_selection',
@@ -31,6 +33,10 @@ export const DOMAIN_ERROR_CODES = [
   'invalid_transition',
   'template_invalid',
   'auth_provider_unavailable',
+  'webhook_endpoint_not_found',
+  'webhook_delivery_not_found',
+  'webhook_endpoint_invalid',
+  'webhook_url_not_allowed',
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

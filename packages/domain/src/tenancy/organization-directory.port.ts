@@ -18,6 +18,23 @@ export interface ApiKeyRecord {
   apiVersion: string | null;
   createdAt: Date;
   revokedAt: Date | null;
+  /** What the organization calls the key (`key create --label`), or null. */
+  label: string | null;
+  /** When a request last used the key (to the minute), or null if none has. */
+  lastUsedAt: Date | null;
+  /** When a rotated key stops working (`key rotate --overlap`), or null while it has no end. */
+  expiresAt: Date | null;
+}
+
+/** A key to store: only the hash of its secret, and the prefix shown in listings. */
+export interface NewApiKey {
+  id: string;
+  organizationId: string;
+  environment: Environment;
+  keyHash: string;
+  displayPrefix: string;
+  apiVersion?: string | null;
+  label?: string | null;
 }
 
 /**
@@ -32,16 +49,24 @@ export interface OrganizationDirectory {
   registerProviderNpi(organizationId: string, npi: string): Promise<void>;
   removeProviderNpi(organizationId: string, npi: string): Promise<boolean>;
   listProviderNpis(organizationId: string): Promise<string[]>;
-  createApiKey(input: {
-    id: string;
-    organizationId: string;
-    environment: Environment;
-    keyHash: string;
-    displayPrefix: string;
-    apiVersion?: string | null;
-  }): Promise<ApiKeyRecord>;
+  createApiKey(input: NewApiKey): Promise<ApiKeyRecord>;
   listApiKeys(organizationId: string): Promise<ApiKeyRecord[]>;
   revokeApiKey(id: string): Promise<boolean>;
-  /** The active (not revoked) key with this hash, with the stored hash for a constant-time comparison. */
+  /**
+   * Replaces an active key: stores `replacement` (the old key's organization; its environment, which must be
+   * the old key's) and makes the old key
+   * expire at `oldKeyExpiresAt` (or keep an earlier end), in one transaction. Null when the old key is not
+   * active (unknown, revoked or expired).
+   */
+  rotateApiKey(
+    oldKeyId: string,
+    replacement: NewApiKey,
+    oldKeyExpiresAt: Date,
+  ): Promise<{ replacement: ApiKeyRecord; oldKeyExpiresAt: Date } | null>;
+  /** The environment of an active key, or null when there is none with this id. */
+  findApiKeyEnvironment(id: string): Promise<Environment | null>;
+  /** Notes that these keys were used now (at most once a minute per key is written). */
+  touchApiKeys(ids: readonly string[]): Promise<void>;
+  /** The active (not revoked, not expired) key with this hash, with the stored hash for a constant-time comparison. */
   findActiveApiKeyByHash(keyHash: string): Promise<(ApiKeyRecord & { keyHash: string }) | null>;
 }

@@ -1,14 +1,27 @@
 import { type BlobStore } from '../ports/blob-store.port';
 
-/** Blobs in a map; `put` plays the client's PUT to the upload URL. */
+/** Blobs in a map; `upload` plays the client's PUT to the upload URL. */
 export class InMemoryBlobStore implements BlobStore {
   readonly objects = new Map<string, Uint8Array>();
   readonly uploadTargets: Array<{ key: string; contentType: string; sizeBytes: number; expiresAt: Date }> =
     [];
   checksumReads = 0;
 
-  put(key: string, bytes: Uint8Array): void {
+  upload(key: string, bytes: Uint8Array): void {
     this.objects.set(key, new Uint8Array(bytes));
+  }
+
+  /** Makes the next `put` reject, as a full disk or an unreachable bucket would. */
+  failNextPut: Error | null = null;
+
+  async put(key: string, bytes: Uint8Array): Promise<{ sizeBytes: number; checksumSha256: string }> {
+    if (this.failNextPut !== null) {
+      const error = this.failNextPut;
+      this.failNextPut = null;
+      throw error;
+    }
+    this.objects.set(key, new Uint8Array(bytes));
+    return { sizeBytes: bytes.length, checksumSha256: await this.checksumSha256(key) };
   }
 
   async createUploadTarget(

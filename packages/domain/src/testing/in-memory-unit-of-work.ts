@@ -4,7 +4,10 @@ import { File, type FileState } from '../file/file.aggregate';
 import { ManualHandoff, type ManualHandoffState } from '../manual-handoff/manual-handoff.aggregate';
 import { type AuthorizationListQuery, type Page } from '../ports/authorization.repository.port';
 import { type DomainEventEnvelope } from '../ports/event-outbox.port';
+import { type ResourceEvent } from '../events/resource-event';
+import { WebhookEndpoint, type WebhookEndpointState } from '../webhooks/webhook-endpoint.aggregate';
 import { type Job } from '../ports/job-queue.port';
+import { type PayerEvidenceRecord } from '../ports/payer-evidence.repository.port';
 import { type TransactionalPorts, type UnitOfWork } from '../ports/unit-of-work.port';
 import { VersionConflictError } from '../shared/domain-error';
 import { type TenantScope } from '../shared/scope';
@@ -20,11 +23,14 @@ class TenantData {
   readonly authorizations = new Map<string, AuthorizationState>();
   readonly files = new Map<string, FileState>();
   readonly manualHandoffs = new Map<string, ManualHandoffState>();
+  readonly webhookEndpoints = new Map<string, WebhookEndpointState>();
   readonly outbox: DomainEventEnvelope[] = [];
   readonly jobs: Job[] = [];
+  readonly payerEvidence: PayerEvidenceRecord[] = [];
+  readonly events: ResourceEvent[] = [];
 }
 
-type TableName = 'authorizations' | 'files' | 'manualHandoffs';
+type TableName = 'authorizations' | 'files' | 'manualHandoffs' | 'webhookEndpoints';
 
 interface PendingWrite {
   table: TableName;
@@ -60,6 +66,9 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     const writes: PendingWrite[] = [];
     const events: DomainEventEnvelope[] = [];
     const jobs: Job[] = [];
+    const evidence: PayerEvidenceRecord[] = [];
+    const resourceEvents: ResourceEvent[] = [];
+    const deleted: string[] = [];
     const pendingVersion = (table: TableName, id: string): number | undefined =>
       [...writes].reverse().find((w) => w.table === table && w.state.id === id)?.state.version ??
       data[table].get(id)?.version;
@@ -96,7 +105,12 @@ export class InMemoryUnitOfWork implements UnitOfWork {
         list: async (query: AuthorizationListQuery) =>
           page(
             allOf<AuthorizationState>('authorizations').filter(
-              (s) => query.status === undefined || s.status === query.status,
+              (s) =>
+                (query.status === undefined || s.status === query.status) &&
+                (query.decisionOverdueAt === undefined ||
+                  (s.status === 'waiting_on_payer' &&
+                    s.decisionDueAt !== null &&
+                    s.decisionDueAt < query.decisionOverdueAt)),
             ),
             query,
             Authorization.rehydrate,
@@ -133,7 +147,44 @@ export class InMemoryUnitOfWork implements UnitOfWork {
         },
         save: async (handoff) => save('manualHandoffs', handoff, handoff.toState()),
       },
+      payerEvidence: {
+        add: async (records) => void evidence.push(...records.map((r) => ({ ...r }))),
+        listByAuthorization: async (authorizationId) =>
+          [...data.payerEvidence, ...evidence]
+            .filter((r) => r.authorizationId === authorizationId)
+            .sort((a, b) => a.capturedAt.getTime() - b.capturedAt.getTime())
+            .map((r) => ({ ...r })),
+      },
       outbox: { append: async (appended) => void events.push(...appended) },
+      webhookEndpoints: {
+        findById: async (id) => {
+          const state = read<WebhookEndpointState>('webhookEndpoints', id);
+          return state === undefined ? null : WebhookEndpoint.rehydrate(state);
+        },
+        list: async (query) =>
+          page(allOf<WebhookEndpointState>('webhookEndpoints'), query, WebhookEndpoint.rehydrate),
+        save: async (endpoint) => save('webhookEndpoints', endpoint, endpoint.toState()),
+        delete: async (id) => {
+          if (read<WebhookEndpointState>('webhookEndpoints', id) === undefined) return false;
+          deleted.push(id);
+          return true;
+        },
+      },
+      events: {
+        append: async (appended) => void resourceEvents.push(...appended),
+        list: async (query) =>
+          page(
+            [...data.events, ...resourceEvents]
+              .filter(
+                (e) =>
+                  (query.type === undefined || e.type === query.type) &&
+                  (query.authorizationId === undefined || e.authorizationId === query.authorizationId),
+              )
+              .map((e) => ({ ...e, version: 0 })),
+            query,
+            ({ version: _version, ...e }) => e,
+          ),
+      },
       jobs: { enqueue: async (job) => void jobs.push({ ...job }) },
     };
 
@@ -157,6 +208,9 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     for (const w of writes) (data[w.table] as Map<string, Versioned>).set(w.state.id, w.state);
     data.outbox.push(...events);
     data.jobs.push(...jobs);
+    data.payerEvidence.push(...evidence);
+    data.events.push(...resourceEvents);
+    for (const id of deleted) data.webhookEndpoints.delete(id);
     this.commits += 1;
     return result;
   }

@@ -1,6 +1,7 @@
 import { type PayerReceipt } from '../authorization/authorization.types';
 import {
   type DecisionPoll,
+  type FoundSubmission,
   type PayerPortal,
   type PortalCase,
   type PortalDiscovery,
@@ -15,7 +16,7 @@ interface Replies {
   validate: PortalValidation;
   prepareSubmission: PreparedSubmission;
   submit: SubmitResult;
-  findSubmission: PayerReceipt | null;
+  findSubmission: FoundSubmission | null;
   pollDecision: DecisionPoll;
 }
 
@@ -88,7 +89,7 @@ export class ScriptedPayerPortal implements PayerPortal {
   submit(portalCase: PortalCase, options: { idempotencyKey: string }): Promise<SubmitResult> {
     return this.answer('submit', portalCase, options);
   }
-  findSubmission(portalCase: PortalCase, lookup: SubmissionLookup): Promise<PayerReceipt | null> {
+  findSubmission(portalCase: PortalCase, lookup: SubmissionLookup): Promise<FoundSubmission | null> {
     return this.answer('findSubmission', portalCase, lookup);
   }
   pollDecision(portalCase: PortalCase): Promise<DecisionPoll> {

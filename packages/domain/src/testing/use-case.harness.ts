@@ -26,6 +26,7 @@ import { ProcessAuthorizationUseCase } from '../use-cases/process-authorization.
 import { type PipelineSettings } from '../use-cases/support/worker-jobs';
 import { FakePayerCatalog, FakeProviderRegistry } from './fake-catalog';
 import { FakeGrantIssuer } from './fake-grant-issuer';
+import { FakePortalAccess } from './fake-portal-access';
 import { FakeRuntimeSessions } from './fake-runtime-sessions';
 import { FixedClock } from './fixed-clock';
 import { InMemoryBlobStore } from './in-memory-blob-store';
@@ -77,6 +78,10 @@ export function createHarness() {
   payerCatalog.payers.set('payer_uhc', testPayer());
   payerCatalog.routes.push(testRoute());
   const payerPortal = new ScriptedPayerPortal();
+  // Production routes are served here unless a test takes the connection or credentials away (decision 0021).
+  const portalAccess = new FakePortalAccess()
+    .connect('payer_uhc')
+    .storeCredentials(SCOPE.organizationId, 'payer_uhc');
   const blobStore = new InMemoryBlobStore();
   const grantIssuer = new FakeGrantIssuer();
   const runtimeSessions = new FakeRuntimeSessions(clock);
@@ -88,6 +93,7 @@ export function createHarness() {
     providerRegistry,
     payerCatalog,
     payerPortal,
+    portalAccess,
     blobStore,
     grantIssuer,
     runtimeSessions,
@@ -113,7 +119,7 @@ export function createHarness() {
       sizeBytes: bytes.length,
       purpose: 'authorization_attachment',
     });
-    blobStore.put(file.storageKey, bytes);
+    blobStore.upload(file.storageKey, bytes);
     return file;
   };
 
@@ -170,6 +176,7 @@ export function createHarness() {
     providerRegistry,
     payerCatalog,
     payerPortal,
+    portalAccess,
     blobStore,
     grantIssuer,
     runtimeSessions,

@@ -57,6 +57,13 @@ describe('ProcessAuthorizationUseCase', () => {
         authorizationId: processing.id,
         runAt: new Date(h.clock.now().getTime() + 5_000),
       },
+      // docs/decisions/0031-events-and-webhooks.md: the overdue check runs when the decision falls due.
+      {
+        type: 'decision_overdue',
+        authorizationId: processing.id,
+        runAt: new Date('2026-03-09T09:30:00.000Z'),
+        payload: { decisionDueAt: '2026-03-09T09:30:00.000Z' },
+      },
     ]);
   });
 
@@ -239,7 +246,7 @@ describe('ReconcileAuthorizationUseCase', () => {
 
   it('records the receipt the payer already has without submitting again', async () => {
     const crashed = await crashDuringSubmit();
-    h.payerPortal.reply('findSubmission', scriptedReceipt({ referenceNumber: 'FOUND-1' }));
+    h.payerPortal.reply('findSubmission', { receipt: scriptedReceipt({ referenceNumber: 'FOUND-1' }) });
     expect(
       await new ReconcileAuthorizationUseCase(h.deps).execute(SCOPE, { authorizationId: crashed.id }),
     ).toBe('receipt_recorded');

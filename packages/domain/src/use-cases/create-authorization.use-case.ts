@@ -6,10 +6,12 @@ import {
 } from '../authorization/authorization.types';
 import { type DomainPorts } from '../ports';
 import { type Route } from '../ports/payer-catalog.port';
+import { type PortalAccessFacts } from '../ports/portal-access.port';
+import { modeServiceability, UNSERVICEABLE_MESSAGES } from '../portal-access/route-serviceability';
 import { applyDefaults } from '../requirements/questionnaire-presenter';
 import { type QuestionnaireResponse } from '../requirements/questionnaire.types';
 import { DomainError } from '../shared/domain-error';
-import { type TenantScope } from '../shared/scope';
+import { type Environment, type TenantScope } from '../shared/scope';
 import { saveAuthorization } from './support/aggregate-persistence.helper';
 import { authorizationContext } from './support/authorization-context.factory';
 
@@ -23,7 +25,7 @@ export interface CreateAuthorizationCommand {
 
 export type CreateAuthorizationDeps = Pick<
   DomainPorts,
-  'unitOfWork' | 'clock' | 'ids' | 'providerRegistry' | 'payerCatalog'
+  'unitOfWork' | 'clock' | 'ids' | 'providerRegistry' | 'payerCatalog' | 'portalAccess'
 >;
 
 /** Opens a case on a serviceable route. Submits nothing and enqueues nothing: that waits for a confirm. */
@@ -47,7 +49,12 @@ export class CreateAuthorizationUseCase {
         'No serviceable route matches the template selection.',
       );
     }
-    const portalAuthMode = choosePortalAuthMode(route, command.portalAuthMode);
+    // Decision 0030: a production route is served only through a connected portal the organization can use.
+    const facts =
+      scope.environment === 'sandbox'
+        ? null
+        : await this.deps.portalAccess.describe(scope.organizationId, route.templateSelection.payerId);
+    const portalAuthMode = choosePortalAuthMode(route, command.portalAuthMode, scope.environment, facts);
 
     const authorization = Authorization.create(
       {
@@ -73,8 +80,16 @@ export class CreateAuthorizationUseCase {
   }
 }
 
-/** `automated` is the default (spec); a route that cannot automate falls back to the mode it does support. */
-function choosePortalAuthMode(route: Route, requested: PortalAuthMode | undefined): PortalAuthMode {
+/**
+ * `automated` is the default (spec); a route that cannot automate (the mode is not offered, or the
+ * organization has no credentials for the payer's portal) falls back to a mode it can serve.
+ */
+function choosePortalAuthMode(
+  route: Route,
+  requested: PortalAuthMode | undefined,
+  environment: Environment,
+  facts: PortalAccessFacts | null,
+): PortalAuthMode {
   if (requested !== undefined) {
     if (!route.portalAuthModes.includes(requested)) {
       throw new DomainError(
@@ -86,9 +101,29 @@ function choosePortalAuthMode(route: Route, requested: PortalAuthMode | undefine
         },
       );
     }
+    assertServiceable(environment, requested, facts);
     return requested;
   }
-  const fallback = route.portalAuthModes.includes('automated') ? 'automated' : route.portalAuthModes[0];
-  if (fallback === undefined) throw new Error(`Route ${route.id} declares no portal auth mode.`);
-  return fallback;
+  const offered = route.portalAuthModes.includes('automated')
+    ? ['automated' as const, ...route.portalAuthModes.filter((mode) => mode !== 'automated')]
+    : route.portalAuthModes;
+  if (offered[0] === undefined) throw new Error(`Route ${route.id} declares no portal auth mode.`);
+  const serviceable = offered.find((mode) => modeServiceability(environment, mode, facts).serviceable);
+  if (serviceable !== undefined) return serviceable;
+  assertServiceable(environment, offered[0], facts);
+  return offered[0];
+}
+
+function assertServiceable(
+  environment: Environment,
+  mode: PortalAuthMode,
+  facts: PortalAccessFacts | null,
+): void {
+  const verdict = modeServiceability(environment, mode, facts);
+  if (verdict.serviceable) return;
+  throw new DomainError(
+    'unsupported_template_selection',
+    `No serviceable route matches the template selection: ${UNSERVICEABLE_MESSAGES[verdict.reason]}`,
+    { reason: verdict.reason, portalAuthMode: mode },
+  );
 }

@@ -69,8 +69,10 @@ export class CreateManualHandoffUseCase {
           },
           ctx,
         );
-        provisioned = (await this.deps.runtimeSessions.provision(scope, authorization.id)).sessionId;
-        handoff.activate(provisioned, ctx.now);
+        const session = await this.deps.runtimeSessions.provision(scope, authorization.id);
+        // An adopted session outlives a handoff that is not saved: only a fresh one is released on failure.
+        provisioned = session.adopted === true ? null : session.sessionId;
+        handoff.activate(session.sessionId, ctx.now);
         await saveManualHandoff(tx, this.deps.ids, handoff);
         await tx.jobs.enqueue({
           type: WORKER_JOB_TYPES.expireHandoff,

@@ -84,17 +84,17 @@ describe('CompleteFileUseCase', () => {
     ['nothing was uploaded', () => undefined, 'file_upload_incomplete'],
     [
       'the upload is short',
-      (x, key) => x.blobStore.put(key, PDF_BYTES.slice(0, 5)),
+      (x, key) => x.blobStore.upload(key, PDF_BYTES.slice(0, 5)),
       'file_upload_incomplete',
     ],
     [
       'the bytes are a PNG, not the declared PDF',
-      (x, key) => x.blobStore.put(key, PNG_BYTES),
+      (x, key) => x.blobStore.upload(key, PNG_BYTES),
       'file_content_mismatch',
     ],
     [
       'the bytes are no allowed type',
-      (x, key) => x.blobStore.put(key, new TextEncoder().encode('<html>hi</')),
+      (x, key) => x.blobStore.upload(key, new TextEncoder().encode('<html>hi</')),
       'file_content_mismatch',
     ],
   ])('refuses when %s, without hashing, and the file stays pending', async (_label, arrange, code) => {
@@ -111,7 +111,7 @@ describe('CompleteFileUseCase', () => {
     expect(stored?.status).toBe('pending_upload');
 
     // A corrected upload within the window can still be completed.
-    h.blobStore.put(file.storageKey, PDF_BYTES);
+    h.blobStore.upload(file.storageKey, PDF_BYTES);
     expect((await completeFile(file.id)).status).toBe('ready');
   });
 
@@ -127,7 +127,7 @@ describe('CompleteFileUseCase', () => {
 
   it('leaves nothing but the staged upload behind when the check fails', async () => {
     const pending = await h.uploadFile();
-    h.blobStore.put(pending.storageKey, PDF_BYTES.slice(0, 5));
+    h.blobStore.upload(pending.storageKey, PDF_BYTES.slice(0, 5));
     expect(await codeOf(completeFile(pending.id))).toBe('file_upload_incomplete');
     expect([...h.blobStore.objects.keys()]).toEqual([pending.storageKey]);
   });
@@ -136,7 +136,7 @@ describe('CompleteFileUseCase', () => {
     const ready = await completeFile((await h.uploadFile()).id);
     const recorded = ready.toState();
     const forged = PDF_BYTES.map((byte, at) => (at === PDF_BYTES.length - 1 ? byte ^ 0xff : byte));
-    h.blobStore.put(ready.storageKey, forged);
+    h.blobStore.upload(ready.storageKey, forged);
 
     expect(await codeOf(completeFile(ready.id))).toBe('file_already_completed');
     const { file, downloadUrl } = await new GetFileUseCase(h.deps).execute(SCOPE, { fileId: ready.id });

@@ -4,7 +4,7 @@ import { type DomainPorts } from '../ports';
 import { type TenantScope } from '../shared/scope';
 import { loadFile } from './support/aggregate-loading.helper';
 
-/** Short-lived: the download URL is a bearer capability (decision 14). */
+/** Short-lived: the download URL is a bearer capability (decision 0027). */
 export const FILE_DOWNLOAD_URL_TTL_MS = 5 * 60 * 1000;
 
 export type GetFileDeps = Pick<DomainPorts, 'unitOfWork' | 'clock' | 'blobStore'>;

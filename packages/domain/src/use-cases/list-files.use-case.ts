@@ -6,7 +6,7 @@ import { type TenantScope } from '../shared/scope';
 
 export type ListFilesDeps = Pick<DomainPorts, 'unitOfWork'>;
 
-/** Newest first; limit and cursor are validated by the API (decision 6). */
+/** Newest first; limit and cursor are validated by the API (decision 0023). */
 export class ListFilesUseCase {
   constructor(private readonly deps: ListFilesDeps) {}
 

@@ -199,7 +199,7 @@ describe('CompleteManualHandoffUseCase and ReconcileManualHandoffUseCase', () =>
     const { handoff } = await createHandoff();
     await complete(handoff);
     h.jobs().length = 0;
-    h.payerPortal.reply('findSubmission', scriptedReceipt({ referenceNumber: 'OBS-1' }));
+    h.payerPortal.reply('findSubmission', { receipt: scriptedReceipt({ referenceNumber: 'OBS-1' }) });
     expect(await reconcile(handoff)).toBe('confirmed');
 
     const lookup = h.payerPortal.callsTo('findSubmission').at(-1);
@@ -212,7 +212,7 @@ describe('CompleteManualHandoffUseCase and ReconcileManualHandoffUseCase', () =>
     const authorization = await h.load(handoff.authorizationId);
     expect(authorization.status).toBe('waiting_on_payer');
     expect(authorization.submission.payerReceipt?.referenceNumber).toBe('OBS-1');
-    expect(h.jobs().map((j) => j.type)).toEqual(['poll_decision']);
+    expect(h.jobs().map((j) => j.type)).toEqual(['poll_decision', 'decision_overdue']);
   });
 
   it('not found: retries, then closes not_found and hands the case back to a human', async () => {
@@ -322,10 +322,38 @@ describe('RevokeManualHandoffUseCase', () => {
     ]);
   });
 
+  it('confirmed: the payer page of the found submission is stored and linked by the receipt', async () => {
+    const { handoff } = await createHandoff();
+    await complete(handoff);
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    h.payerPortal.reply('findSubmission', {
+      receipt: scriptedReceipt({ referenceNumber: 'OBS-1' }),
+      evidence: [
+        {
+          kind: 'confirmation_image',
+          step: 'found_at_payer',
+          contentType: 'image/png',
+          bytes: png,
+          capturedAt: new Date('2026-03-02T09:29:00.000Z'),
+        },
+      ],
+    });
+    expect(await reconcile(handoff)).toBe('confirmed');
+
+    const [record] = await h.unitOfWork.run(SCOPE, (tx) =>
+      tx.payerEvidence.listByAuthorization(handoff.authorizationId),
+    );
+    const receipt = (await h.load(handoff.authorizationId)).submission.payerReceipt!;
+    expect(receipt.details).toEqual({ confirmationFileId: record!.fileId });
+    const file = await h.unitOfWork.run(SCOPE, (tx) => tx.files.findById(record!.fileId));
+    expect(file?.toState()).toMatchObject({ purpose: 'payer_evidence', contentType: 'image/png' });
+    expect(h.blobStore.objects.get(record!.blobKey)).toEqual(png);
+  });
+
   it('a submission found after a revoke is still projected onto the case', async () => {
     const { handoff } = await createHandoff();
     await revoke(handoff);
-    h.payerPortal.reply('findSubmission', scriptedReceipt());
+    h.payerPortal.reply('findSubmission', { receipt: scriptedReceipt() });
     expect(await reconcile(handoff)).toBe('confirmed');
     expect((await loadHandoff(handoff.id)).result).toBe('revoked');
     expect((await h.load(handoff.authorizationId)).status).toBe('waiting_on_payer');

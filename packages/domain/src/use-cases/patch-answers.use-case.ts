@@ -8,8 +8,9 @@ import { authorizationContext } from './support/authorization-context.factory';
 
 export interface PatchAnswersCommand {
   authorizationId: string;
-  expectedVersion: number;
-  /** Merged by linkId (decision 15). */
+  /** Null only for the legacy `PATCH …/{id}` sent without If-Match (optional there, decision 0032). */
+  expectedVersion: number | null;
+  /** Merged by linkId (decision 0028). */
   items: QuestionnaireResponseItem[];
 }
 
@@ -21,7 +22,7 @@ export class PatchAnswersUseCase {
   execute(scope: TenantScope, command: PatchAnswersCommand): Promise<Authorization> {
     return this.deps.unitOfWork.run(scope, async (tx) => {
       const authorization = await loadAuthorization(tx, command.authorizationId);
-      authorization.assertVersion(command.expectedVersion);
+      if (command.expectedVersion !== null) authorization.assertVersion(command.expectedVersion);
       authorization.patchAnswers(command.items, authorizationContext(this.deps));
       await saveAuthorization(tx, this.deps.ids, authorization);
       return authorization;

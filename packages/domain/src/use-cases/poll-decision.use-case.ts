@@ -27,8 +27,23 @@ export class PollDecisionUseCase {
         );
         return 'decision_pending';
       case 'decided': {
-        const written = await this.steps.write(scope, command.authorizationId, waiting, (a, ctx) =>
-          a.recordDecision(poll.decision, ctx),
+        // The letter's bytes before the transaction that links them (decision 0020).
+        const evidence = await this.steps.evidence.storeBlobs(scope, command.authorizationId, poll.evidence);
+        const decision =
+          evidence.letterFileId === null
+            ? poll.decision
+            : {
+                ...poll.decision,
+                details: { ...poll.decision.details, letterFileId: evidence.letterFileId },
+              };
+        const written = await this.steps.write(
+          scope,
+          command.authorizationId,
+          waiting,
+          async (a, ctx, tx) => {
+            a.recordDecision(decision, ctx);
+            await this.steps.evidence.record(tx, evidence);
+          },
         );
         return written === null ? 'superseded' : 'decision_recorded';
       }

@@ -5,7 +5,8 @@ import { type TransactionalPorts } from '../ports/unit-of-work.port';
 import { type TenantScope } from '../shared/scope';
 import { saveAuthorization, saveManualHandoff } from './support/aggregate-persistence.helper';
 import { authorizationContext } from './support/authorization-context.factory';
-import { type PipelineDeps, PipelineSteps } from './support/pipeline-steps.helper';
+import { NO_EVIDENCE, type StoredEvidence } from './support/payer-evidence.helper';
+import { type PipelineDeps, PipelineSteps, withConfirmation } from './support/pipeline-steps.helper';
 import { buildPortalCase, submissionIdempotencyKey } from './support/portal-case.factory';
 import { WORKER_JOB_TYPES } from './support/worker-jobs';
 
@@ -55,10 +56,16 @@ export class ReconcileManualHandoffUseCase {
     if (lookup === null) return 'skipped';
 
     // Portal errors propagate: the worker retries the job as it is.
-    const receipt = await this.deps.payerPortal.findSubmission(lookup.portalCase, {
+    const found = await this.deps.payerPortal.findSubmission(lookup.portalCase, {
       idempotencyKey: lookup.idempotencyKey,
       ...(lookup.referenceNumber === null ? {} : { referenceNumber: lookup.referenceNumber }),
     });
+    // The bytes first, outside the transaction (decision 0020); an error here retries the job as it is.
+    const evidence =
+      found === null
+        ? NO_EVIDENCE
+        : await this.steps.evidence.storeBlobs(scope, command.authorizationId, found.evidence);
+    const receipt = found === null ? null : withConfirmation(found.receipt, evidence);
 
     return this.deps.unitOfWork.run(scope, async (tx) => {
       const handoff = await tx.manualHandoffs.findById(command.manualHandoffId);
@@ -81,7 +88,7 @@ export class ReconcileManualHandoffUseCase {
       const changed =
         receipt === null
           ? this.projectNotFound(authorization, handoff, ctx)
-          : await this.projectReceipt(tx, authorization, handoff, receipt, ctx);
+          : await this.projectReceipt(tx, authorization, handoff, receipt, evidence, ctx);
       if (changed) await saveAuthorization(tx, this.deps.ids, authorization);
       return receipt === null ? 'not_found' : 'confirmed';
     });
@@ -93,6 +100,7 @@ export class ReconcileManualHandoffUseCase {
     authorization: Authorization,
     handoff: ManualHandoff,
     receipt: PayerReceipt,
+    evidence: StoredEvidence,
     ctx: AuthorizationContext,
   ): Promise<boolean> {
     if (
@@ -108,6 +116,7 @@ export class ReconcileManualHandoffUseCase {
       return true;
     }
     authorization.recordReceipt(receipt, ctx);
+    await this.steps.evidence.record(tx, evidence);
     await this.steps.schedulePoll(tx, authorization.id, ctx.now);
     return true;
   }

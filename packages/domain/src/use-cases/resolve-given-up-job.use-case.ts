@@ -32,6 +32,7 @@ export type GivenUpJobOutcome =
   | 'poll_decision_scheduled'
   | 'reconcile_handoff_scheduled'
   | 'expire_manual_handoff_scheduled'
+  | 'decision_overdue_scheduled'
   | 'none';
 
 export type ResolveGivenUpJobDeps = Pick<DomainPorts, 'unitOfWork' | 'clock' | 'ids'> & {
@@ -101,6 +102,10 @@ export class ResolveGivenUpJobUseCase {
         if (state !== 'offered' && state !== 'active') return 'none';
         return this.schedule(tx, command, WORKER_JOB_TYPES.expireHandoff);
       }
+      case WORKER_JOB_TYPES.decisionOverdue:
+        // The overdue event must not be lost while the case still waits (docs/decisions/0031-events-and-webhooks.md).
+        if (!repeatable || authorization?.status !== 'waiting_on_payer') return 'none';
+        return this.schedule(tx, command, WORKER_JOB_TYPES.decisionOverdue);
       default:
         return 'none';
     }

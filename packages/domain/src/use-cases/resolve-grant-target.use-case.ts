@@ -17,6 +17,8 @@ export class ResolveGrantTargetUseCase {
     kind: GrantKind;
     subjectId: string;
     expiresAt: Date;
+    /** The grant being opened (handed on to the session's view, which audits its own use of it). */
+    grantId?: string;
   }): Promise<string | null> {
     if (grant.kind === 'manual_handoff') {
       const sessionId = await this.deps.unitOfWork.run(grant.scope, async (tx) => {
@@ -25,10 +27,10 @@ export class ResolveGrantTargetUseCase {
       });
       return sessionId === null
         ? null
-        : this.deps.runtimeSessions.accessUrl(sessionId, 'interactive', grant.expiresAt);
+        : this.deps.runtimeSessions.accessUrl(sessionId, 'interactive', grant.expiresAt, grant.grantId);
     }
     const live = await this.deps.runtimeSessions.liveView(grant.scope, grant.subjectId);
     if (live === null || live.status === 'ended') return null;
-    return this.deps.runtimeSessions.accessUrl(live.sessionId, 'read_only', grant.expiresAt);
+    return this.deps.runtimeSessions.accessUrl(live.sessionId, 'read_only', grant.expiresAt, grant.grantId);
   }
 }

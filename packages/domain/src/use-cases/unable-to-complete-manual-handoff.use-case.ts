@@ -3,10 +3,7 @@ import { type DomainPorts } from '../ports';
 import { type TenantScope } from '../shared/scope';
 import { type ManualHandoffCommand } from './complete-manual-handoff.use-case';
 import { type ManualHandoffWithAuthorization } from './create-manual-handoff.use-case';
-import { loadAuthorization, loadManualHandoff } from './support/aggregate-loading.helper';
-import { saveAuthorization, saveManualHandoff } from './support/aggregate-persistence.helper';
-import { authorizationContext } from './support/authorization-context.factory';
-import { releaseSessionsQuietly } from './support/runtime-session.helper';
+import { closeByOperator } from './support/handoff-closing.helper';
 import { WORKER_JOB_TYPES } from './support/worker-jobs';
 
 export interface UnableToCompleteManualHandoffCommand extends ManualHandoffCommand {
@@ -31,22 +28,10 @@ export class UnableToCompleteManualHandoffUseCase {
     scope: TenantScope,
     command: UnableToCompleteManualHandoffCommand,
   ): Promise<ManualHandoffWithAuthorization> {
-    const result = await this.deps.unitOfWork.run(scope, async (tx) => {
-      const handoff = await loadManualHandoff(tx, command.authorizationId, command.manualHandoffId);
-      handoff.assertVersion(command.expectedVersion);
-      const authorization = await loadAuthorization(tx, command.authorizationId);
-      const now = this.deps.clock.now();
-      handoff.unableToComplete(command.reason, command.operatorNotes, now);
-      if (authorization.nextAction?.id === handoff.interactionActionId) {
-        authorization.resumeAfterManualInteraction(authorizationContext(this.deps, now));
-        await saveAuthorization(tx, this.deps.ids, authorization);
-        await tx.jobs.enqueue({ type: WORKER_JOB_TYPES.process, authorizationId: authorization.id });
-      }
-      await this.deps.grantIssuer.revokeForSubject(handoff.id);
-      await saveManualHandoff(tx, this.deps.ids, handoff);
-      return { handoff, authorization };
+    return closeByOperator(this.deps, scope, command, {
+      close: (handoff, now) => handoff.unableToComplete(command.reason, command.operatorNotes, now),
+      resumed: (tx, authorization) =>
+        tx.jobs.enqueue({ type: WORKER_JOB_TYPES.process, authorizationId: authorization.id }),
     });
-    await releaseSessionsQuietly(this.deps.runtimeSessions, [result.handoff.runtimeSessionId]);
-    return result;
   }
 }

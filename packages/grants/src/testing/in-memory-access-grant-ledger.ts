@@ -1,4 +1,4 @@
-import type { AccessGrantLedger, AccessGrantOpening, AccessGrantRecord, Clock } from '@prior-auth/domain';
+import type { AccessGrantLedger, AccessGrantOpening, AccessGrantRecord } from '@prior-auth/domain';
 
 /** The ledger's contract in memory, for unit tests of the grant service; the database one has its own tests. */
 export class InMemoryAccessGrantLedger implements AccessGrantLedger {
@@ -27,22 +27,5 @@ export class InMemoryAccessGrantLedger implements AccessGrantLedger {
 
   async recordOpening(opening: AccessGrantOpening): Promise<void> {
     this.openings.push(structuredClone(opening));
-  }
-}
-
-/** A clock that moves only when told to. */
-export class ManualClock implements Clock {
-  private current: number;
-
-  constructor(start: Date) {
-    this.current = start.getTime();
-  }
-
-  now(): Date {
-    return new Date(this.current);
-  }
-
-  advance(ms: number): void {
-    this.current += ms;
   }
 }

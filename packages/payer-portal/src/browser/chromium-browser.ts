@@ -1,4 +1,4 @@
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
 import { BrowserUnavailableError, resolveBrowserExecutable } from './browser-executable';
 
 /**
@@ -39,9 +39,14 @@ export class ChromiumBrowser {
     return (await this.current()).version();
   }
 
-  async newContext(): Promise<BrowserContext> {
+  /** A fresh context; `storageState` starts it with a session an earlier context kept. */
+  async newContext(options: Pick<BrowserContextOptions, 'storageState'> = {}): Promise<BrowserContext> {
     const browser = await this.current();
-    return browser.newContext({ acceptDownloads: true, viewport: { width: 1100, height: 900 } });
+    return browser.newContext({
+      acceptDownloads: true,
+      viewport: { width: 1100, height: 900 },
+      ...options,
+    });
   }
 
   async close(): Promise<void> {
@@ -66,6 +71,11 @@ export class ChromiumBrowser {
           headless: true,
           args: CHROMIUM_FLAGS,
           timeout: this.options.launchTimeoutMs ?? 30_000,
+          // The process closes the browser itself, after its shutdown grace: on SIGTERM the worker lets the
+          // running portal runs finish first (decision 0013), which a browser closed by the signal would break.
+          handleSIGINT: false,
+          handleSIGTERM: false,
+          handleSIGHUP: false,
         })
         .catch((error: unknown) => {
           throw new BrowserUnavailableError(

@@ -52,6 +52,11 @@ export type SiteStatus =
  */
 export interface PayerSitePage {
   signIn(page: Page, credentials: PortalCredentials): Promise<void>;
+  /**
+   * In a context started with a kept session: true when the portal still treats it as signed in (the page is
+   * then where `signIn` leaves it), false when it must sign in again (expired, ended, never finished).
+   */
+  resumeSession(page: Page): Promise<boolean>;
   chooseProvider(page: Page, npi: string): Promise<void>;
   findMember(page: Page, memberId: string, birthDate: string): Promise<void>;
   startRequest(page: Page): Promise<void>;

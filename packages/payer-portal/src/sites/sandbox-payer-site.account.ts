@@ -16,3 +16,10 @@ export const SANDBOX_PAYER_LOCKED_ACCOUNT: Readonly<PortalCredentials> = Object.
   password: 'Sandbox-Portal-2026!',
   totpSecret: 'KRSXG5CTMVRXEZLUKN2XAZLSONQW4ZDC',
 });
+
+/** The `channel` of sandbox receipts, as before the website existed (decision 0013). */
+export const SANDBOX_RECEIPT_CHANNEL = 'sandbox_portal';
+
+/** What a sandbox case's final review warns (decision 0013). */
+export const SANDBOX_REVIEW_WARNING =
+  'Sandbox: the simulated payer website answers this case; nothing is sent to a real payer.';

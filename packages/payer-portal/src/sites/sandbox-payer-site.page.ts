@@ -53,6 +53,11 @@ const SELECTORS = {
 } as const;
 
 const lastStatus = new WeakMap<Page, number>();
+/** How long a loaded page without a name is given to become one (see `arrive`). */
+const UNNAMED_PAGE_WAIT_MS = 3_000;
+
+const pageName = async (page: Page): Promise<string> =>
+  (await page.evaluate(() => document.body?.getAttribute('data-page') ?? null).catch(() => null)) ?? '';
 
 const permanent = (code: string, message: string, details: Record<string, unknown> = {}) =>
   new PayerPortalError(code, message, { transient: false, details });
@@ -78,12 +83,33 @@ export class SandboxPayerSitePage implements PayerSitePage {
     await this.fill(page, SELECTORS.username, credentials.username);
     await this.fill(page, SELECTORS.password, credentials.password);
     await this.click(page, SELECTORS.signIn, ['verify-code']);
-    await this.fill(page, SELECTORS.code, await totpCode(credentials.totpSecret));
+    if (credentials.totpSecret === '') {
+      throw permanent(
+        'credential_or_mfa_issue',
+        'The payer portal asks for a one-time code and no authenticator secret is stored.',
+      );
+    }
+    const code = await totpCode(credentials.totpSecret).catch((error: unknown) => {
+      throw permanent(
+        'credential_or_mfa_issue',
+        `The stored authenticator secret cannot make a one-time code: ${error instanceof Error ? error.message : String(error)}.`,
+      );
+    });
+    await this.fill(page, SELECTORS.code, code);
     await this.click(page, SELECTORS.verify, ['choose-provider']);
   }
 
+  async resumeSession(page: Page): Promise<boolean> {
+    // An unknown or idle session is sent to sign in; one whose code was never entered, to the code page.
+    const arrived = await this.goto(page, '/providers', ['choose-provider', 'sign-in', 'verify-code']);
+    return arrived === 'choose-provider';
+  }
+
   async chooseProvider(page: Page, npi: string): Promise<void> {
-    await this.goto(page, '/providers', ['choose-provider']);
+    // Signing in (or resuming) ends on this page already: loading it again would only cost a round trip.
+    if ((await page.locator('body[data-page="choose-provider"]').count()) === 0) {
+      await this.goto(page, '/providers', ['choose-provider']);
+    }
     await this.fill(page, SELECTORS.providerNpi, npi);
     await this.click(page, SELECTORS.chooseProvider, ['member-search']);
   }
@@ -268,8 +294,16 @@ export class SandboxPayerSitePage implements PayerSitePage {
 
   private async goto(page: Page, path: string, expected: string[]): Promise<string> {
     this.watch(page);
-    await page.goto(new URL(path, this.baseUrl).toString(), { waitUntil: 'load' });
-    return this.arrive(page, expected);
+    const url = new URL(path, this.baseUrl).toString();
+    await page.goto(url, { waitUntil: 'load' });
+    try {
+      return await this.arrive(page, expected);
+    } catch (error) {
+      // A page that loaded as no page at all (a cut-off response) is loaded once more: a GET changes nothing.
+      if (!(error instanceof PayerPortalError) || error.details.page !== null) throw error;
+      await page.goto(url, { waitUntil: 'load' });
+      return this.arrive(page, expected);
+    }
   }
 
   /** Clicks what submits a form or follows a link, waits for the next page and checks it is an expected one. */
@@ -278,6 +312,8 @@ export class SandboxPayerSitePage implements PayerSitePage {
     const navigated = page.waitForEvent('framenavigated', {
       predicate: (frame) => frame === page.mainFrame(),
     });
+    // A click that fails (the run's page closed under it) fails this wait too: handled, never left unhandled.
+    navigated.catch(() => undefined);
     await page.locator(selector).click();
     await navigated;
     await page.waitForLoadState('load');
@@ -310,11 +346,17 @@ export class SandboxPayerSitePage implements PayerSitePage {
 
   /** Names the page the browser is on, or throws the PayerPortalError that page means. */
   private async arrive(page: Page, expected: string[]): Promise<string> {
-    const name =
-      (await page
-        .locator('body')
-        .getAttribute('data-page', { timeout: 1_000 })
-        .catch(() => null)) ?? '';
+    // Read at once from the loaded page: a locator would wait (and, timing out on a busy machine, read as a
+    // changed page, a permanent error).
+    let name = await pageName(page);
+    if (name === '') {
+      // A document being replaced by a late navigation (its context destroyed) or not parsed yet reads as no
+      // page: wait briefly for the one that loads before calling it unrecognised.
+      await page
+        .waitForSelector('body[data-page]', { state: 'attached', timeout: UNNAMED_PAGE_WAIT_MS })
+        .catch(() => undefined);
+      name = await pageName(page);
+    }
     if (expected.includes(name)) {
       if (
         name.startsWith('request-') &&

@@ -1,6 +1,6 @@
 import type { DomainEventEnvelope, TenantScope } from '@prior-auth/domain';
 import type { EntityManager } from 'typeorm';
-import { insertStatement, rowTable, runSql } from '../unit-of-work/sql';
+import { insertStatement, rowTable, runSql, type SqlStatement } from '../unit-of-work/sql';
 import { AuditLogEntity, type AuditLogRow } from './audit-log.entity';
 
 const AUDIT_LOG = rowTable(AuditLogEntity);
@@ -25,7 +25,13 @@ export class TypeOrmAuditLog {
   constructor(private readonly manager: EntityManager) {}
 
   async append(entries: readonly AuditEntry[]): Promise<void> {
-    if (entries.length === 0) return;
+    const insert = this.appendStatement(entries);
+    if (insert !== null) await runSql(this.manager, insert.sql, insert.parameters);
+  }
+
+  /** The INSERT that `append` runs (null for no entries), for a caller that sends it with other writes. */
+  appendStatement(entries: readonly AuditEntry[]): SqlStatement | null {
+    if (entries.length === 0) return null;
     const rows = entries.map(
       (entry) =>
         ({
@@ -40,8 +46,7 @@ export class TypeOrmAuditLog {
           details: entry.details ?? {},
         }) as AuditLogRow,
     );
-    const insert = insertStatement(AUDIT_LOG, rows);
-    await runSql(this.manager, insert.sql, insert.parameters);
+    return insertStatement(AUDIT_LOG, rows);
   }
 
   /** One audit row per domain event: what happened to which aggregate, for whom. */
@@ -49,17 +54,30 @@ export class TypeOrmAuditLog {
     events: readonly DomainEventEnvelope[],
     who: { actor: string; requestId?: string | null },
   ): Promise<void> {
-    return this.append(
-      events.map((event) => ({
-        scope: { organizationId: event.organizationId, environment: event.environment },
-        occurredAt: event.occurredAt,
-        actor: who.actor,
-        action: event.type,
-        subjectType: event.aggregateType,
-        subjectId: event.aggregateId,
-        requestId: who.requestId ?? null,
-        details: { eventId: event.id, ...event.payload },
-      })),
-    );
+    return this.append(eventEntries(events, who));
   }
+
+  /** `appendEvents`'s INSERT (null for no events). */
+  eventsStatement(
+    events: readonly DomainEventEnvelope[],
+    who: { actor: string; requestId?: string | null },
+  ): SqlStatement | null {
+    return this.appendStatement(eventEntries(events, who));
+  }
+}
+
+function eventEntries(
+  events: readonly DomainEventEnvelope[],
+  who: { actor: string; requestId?: string | null },
+): AuditEntry[] {
+  return events.map((event) => ({
+    scope: { organizationId: event.organizationId, environment: event.environment },
+    occurredAt: event.occurredAt,
+    actor: who.actor,
+    action: event.type,
+    subjectType: event.aggregateType,
+    subjectId: event.aggregateId,
+    requestId: who.requestId ?? null,
+    details: { eventId: event.id, ...event.payload },
+  }));
 }

@@ -8,10 +8,12 @@ import type {
   Payer,
   PayerDecision,
   PayerReceipt,
+  PayerRequest,
   QuestionnaireResponse,
   QuestionnaireTemplate,
   RequirementIssue,
   Requirements,
+  SubmissionAttempt,
   TemplateSelection,
 } from '@prior-auth/domain';
 import { EntitySchema } from 'typeorm';
@@ -31,6 +33,9 @@ export type Stored<T> = T extends Date
 export interface StoredSubmission {
   payerReceipt: Stored<PayerReceipt> | null;
   decision: Stored<PayerDecision> | null;
+  /** Absent on rows written before decision 0032: read as none. */
+  payerRequests?: Array<Stored<PayerRequest>>;
+  attempts?: Array<Stored<SubmissionAttempt>>;
 }
 
 /** A row of `authorizations` (migration 1763741000000). */

@@ -1,5 +1,6 @@
 import {
   Authorization,
+  isRetryableFailureCode,
   type Attachment,
   type AuthorizationFailure,
   type AuthorizationState,
@@ -8,9 +9,11 @@ import {
   type Outcome,
   type PayerDecision,
   type PayerReceipt,
+  type PayerRequest,
   type PortalAuthMode,
   type ReviewSnapshot,
   type ReviewSnapshotStatus,
+  type SubmissionAttempt,
 } from '@prior-auth/domain';
 import type { AttachmentRow, AuthorizationRow, ReviewSnapshotRow, Stored } from './authorization.entity';
 
@@ -36,6 +39,19 @@ const reviveReceipt = (stored: Stored<PayerReceipt> | null): PayerReceipt | null
 
 const reviveDecision = (stored: Stored<PayerDecision> | null): PayerDecision | null =>
   stored === null ? null : { ...stored, receivedAt: date(stored.receivedAt) };
+
+const revivePayerRequest = (stored: Stored<PayerRequest>): PayerRequest => ({
+  ...stored,
+  createdAt: date(stored.createdAt),
+  resolvedAt: optionalDate(stored.resolvedAt),
+});
+
+const reviveAttempt = (stored: Stored<SubmissionAttempt>): SubmissionAttempt => ({
+  ...stored,
+  startedAt: date(stored.startedAt),
+  acceptedAt: optionalDate(stored.acceptedAt),
+  confirmedAt: optionalDate(stored.confirmedAt),
+});
 
 const reviveAttachment = (stored: Stored<Attachment>): Attachment => ({
   ...stored,
@@ -104,9 +120,11 @@ export function toAuthorization(rows: AuthorizationRows): Authorization {
       reviewSnapshot: rows.reviewSnapshot === null ? null : toReviewSnapshot(rows.reviewSnapshot),
       payerReceipt: reviveReceipt(row.submission.payerReceipt),
       decision: reviveDecision(row.submission.decision),
+      payerRequests: (row.submission.payerRequests ?? []).map(revivePayerRequest),
+      attempts: (row.submission.attempts ?? []).map(reviveAttempt),
     },
     outcome: row.outcome as Outcome | null,
-    failure: row.failure as AuthorizationFailure | null,
+    failure: reviveFailure(row.failure),
     finalBoundaryCrossedAt: row.final_boundary_crossed_at,
     decisionDueAt: row.decision_due_at,
     createdAt: row.created_at,
@@ -149,6 +167,8 @@ export function toAuthorizationRows(state: AuthorizationState): AuthorizationRow
       submission: {
         payerReceipt: state.submission.payerReceipt as unknown as Stored<PayerReceipt> | null,
         decision: state.submission.decision as unknown as Stored<PayerDecision> | null,
+        payerRequests: state.submission.payerRequests as unknown as Array<Stored<PayerRequest>>,
+        attempts: state.submission.attempts as unknown as Array<Stored<SubmissionAttempt>>,
       },
       review_snapshot_id: snapshot?.id ?? null,
       failure: state.failure,
@@ -192,4 +212,12 @@ export function toAuthorizationRows(state: AuthorizationState): AuthorizationRow
             next_action_id: snapshot.nextActionId,
           },
   };
+}
+
+/** Failures stored before `retryable` existed get it from the code (docs/decisions/0031-events-and-webhooks.md). */
+function reviveFailure(stored: AuthorizationFailure | null): AuthorizationFailure | null {
+  if (stored === null) return null;
+  const { code, message, details } = stored;
+  const retryable = typeof stored.retryable === 'boolean' ? stored.retryable : isRetryableFailureCode(code);
+  return { code, message, retryable, details };
 }

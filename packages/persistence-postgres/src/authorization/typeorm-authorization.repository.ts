@@ -53,16 +53,39 @@ const SELECT_WITH_CHILDREN = `
   WHERE a.organization_id = $1 AND a.environment = $2`;
 
 // JSON carries timestamps as ISO strings; the children's rows get their Dates back here.
-const toLoadedAuthorization = ({
+const loadedChildren = ({
   loaded_attachments: attachments,
   loaded_review_snapshot: snapshot,
-  ...authorization
-}: LoadedRow): Authorization =>
-  toAuthorization({
-    authorization,
-    attachments: attachments.map((row) => ({ ...row, created_at: new Date(row.created_at) })),
-    reviewSnapshot: snapshot === null ? null : { ...snapshot, generated_at: new Date(snapshot.generated_at) },
-  });
+}: LoadedRow) => ({
+  attachments: attachments.map((row) => ({ ...row, created_at: new Date(row.created_at) })),
+  reviewSnapshot: snapshot === null ? null : { ...snapshot, generated_at: new Date(snapshot.generated_at) },
+});
+
+const toLoadedAuthorization = (row: LoadedRow): Authorization => {
+  const { loaded_attachments: _attachments, loaded_review_snapshot: _snapshot, ...authorization } = row;
+  return toAuthorization({ authorization, ...loadedChildren(row) });
+};
+
+/**
+ * A comparable text of child rows: equal texts are equal rows. Key order is normalized at the top level only,
+ * so rows differing in a nested object's key order read as changed — at worst a needless write, never a lost one.
+ */
+const rowsKey = (rows: ReadonlyArray<object | null>): string =>
+  JSON.stringify(
+    rows.map((row) =>
+      row === null
+        ? null
+        : Object.entries(row)
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+            .map(([column, value]) => [column, value instanceof Date ? value.toISOString() : value]),
+    ),
+  );
+
+/** The child rows an aggregate was loaded with (or last saved with) in this unit of work. */
+interface StoredChildren {
+  attachments: string;
+  reviewSnapshot: string;
+}
 
 /**
  * Authorizations of ONE tenant on one EntityManager (normally the unit of work's transaction). Every
@@ -75,13 +98,25 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
     private readonly cursors: KeysetCursors,
   ) {}
 
+  /**
+   * Per aggregate loaded in this unit of work, its child rows as stored: a save that leaves them as they were
+   * skips rewriting them (a DELETE and an INSERT round trip per command, docs/performance.md).
+   */
+  private readonly stored = new Map<string, StoredChildren>();
+
   async findById(id: string): Promise<Authorization | null> {
     const { rows } = await runSql<LoadedRow>(this.manager, `${SELECT_WITH_CHILDREN} AND a.id = $3`, [
       ...tenantParameters(this.scope),
       id,
     ]);
     const [row] = rows;
-    return row === undefined ? null : toLoadedAuthorization(row);
+    if (row === undefined) return null;
+    const children = loadedChildren(row);
+    this.stored.set(id, {
+      attachments: rowsKey(children.attachments),
+      reviewSnapshot: rowsKey([children.reviewSnapshot]),
+    });
+    return toLoadedAuthorization(row);
   }
 
   async list(query: AuthorizationListQuery): Promise<Page<Authorization>> {
@@ -89,7 +124,11 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
     const binding: CursorBinding = {
       resource: 'authorizations',
       scope: this.scope,
-      filters: { status: query.status ?? null },
+      // The overdue filter binds the cursor by its presence: "now" moves between pages.
+      filters: {
+        status: query.status ?? null,
+        ...(query.decisionOverdueAt === undefined ? {} : { overdue: 'true' }),
+      },
     };
     const after = query.cursor === undefined ? null : this.cursors.decode(binding, query.cursor);
     const parameters: unknown[] = [...tenantParameters(this.scope)];
@@ -97,6 +136,10 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
     if (query.status !== undefined) {
       parameters.push(query.status);
       sql += ` AND a.status = $${parameters.length}`;
+    }
+    if (query.decisionOverdueAt !== undefined) {
+      parameters.push(query.decisionOverdueAt);
+      sql += ` AND a.status = 'waiting_on_payer' AND a.decision_due_at < $${parameters.length}`;
     }
     if (after !== null) {
       parameters.push(after.createdAt, after.id);
@@ -134,8 +177,15 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
       if (updated.rowCount === 0)
         throw new VersionConflictError(expected, await this.storedVersion(authorization.id));
     }
-    await this.writeReviewSnapshot(rows.reviewSnapshot);
-    await this.writeAttachments(authorization.id, rows.attachments, expected === null);
+    const before = expected === null ? undefined : this.stored.get(authorization.id);
+    const now: StoredChildren = {
+      attachments: rowsKey(rows.attachments),
+      reviewSnapshot: rowsKey([rows.reviewSnapshot]),
+    };
+    if (now.reviewSnapshot !== before?.reviewSnapshot) await this.writeReviewSnapshot(rows.reviewSnapshot);
+    if (now.attachments !== before?.attachments)
+      await this.writeAttachments(authorization.id, rows.attachments, expected === null);
+    this.stored.set(authorization.id, now);
     authorization.markPersisted();
   }
 

@@ -24,7 +24,12 @@ export class TypeOrmReadUnitOfWork implements UnitOfWork {
     if (TransactionContext.current(this.dataSource) !== undefined) return this.transactional.run(scope, work);
     const ports = this.transactional.ports(this.dataSource.manager, scope);
     try {
-      return await work({ ...ports, outbox: { append: readOnly }, jobs: { enqueue: readOnly } });
+      return await work({
+        ...ports,
+        outbox: { append: readOnly },
+        events: { append: readOnly, list: (query) => ports.events.list(query) },
+        jobs: { enqueue: readOnly },
+      });
     } catch (error) {
       throw translateDatabaseError(error);
     }

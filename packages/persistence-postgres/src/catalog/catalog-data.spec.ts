@@ -189,7 +189,7 @@ describe('questionnaire templates', () => {
   });
 
   it.each(templates.map((entry) => [entry.questionnaire.id, entry] as const))(
-    '%s has exactly the patient linkIds of decision 12 and the request group',
+    '%s has exactly the patient linkIds of decision 0025 and the request group',
     (_id, { questionnaire }) => {
       const patient = questionnaire.groups.find((group) => group.id === 'patient')!;
       expect(patient.items.map((item) => item.linkId)).toEqual([...PATIENT_LINK_IDS]);

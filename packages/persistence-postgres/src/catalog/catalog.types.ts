@@ -1,63 +1,30 @@
-import type { DocumentRequirement, Environment, QuestionnaireTemplate } from '@prior-auth/domain';
+import {
+  SERVICE_CODE_SYSTEMS,
+  SERVICE_TYPES,
+  type Payer,
+  type PayerCatalog,
+  type PortalAuthMode,
+  type Route,
+  type ServiceCodeSystem,
+  type ServiceType,
+  type TemplateSelection,
+} from '@prior-auth/domain';
 
 /*
- * Local copies of the catalog types of `@prior-auth/domain` (`authorization/authorization.types.ts` and
- * `ports/payer-catalog.port.ts`). They are structurally identical, so `TypeOrmPayerCatalog` satisfies the
- * domain's `PayerCatalog` port as is. They exist only because the domain package does not export those types
- * from its index yet; once it does, replace this file's declarations with re-exports from '@prior-auth/domain'.
+ * The catalog's names for the domain's catalog types and value lists: the same definitions, so
+ * `TypeOrmPayerCatalog` is the domain's `PayerCatalog` port and the catalog data cannot drift from the domain.
  */
 
-export type CatalogServiceType = 'inpatient' | 'outpatient' | 'drug';
-export type CatalogServiceCodeSystem = 'hcpcs' | 'cpt' | 'ndc';
-export type CatalogPortalAuthMode = 'automated' | 'customer_login';
-
-export const CATALOG_SERVICE_TYPES = [
-  'inpatient',
-  'outpatient',
-  'drug',
-] as const satisfies readonly CatalogServiceType[];
-export const CATALOG_SERVICE_CODE_SYSTEMS = [
-  'hcpcs',
-  'cpt',
-  'ndc',
-] as const satisfies readonly CatalogServiceCodeSystem[];
-
-/** Same shape as the domain's `Payer`. */
-export interface CatalogPayer {
-  id: string;
-  displayName: string;
-  supportedStates: string[];
-  supportedServiceTypes: CatalogServiceType[];
-  aliases: string[];
-  status: string;
-  brand: string | null;
-  lineOfBusiness: string | null;
-}
-
-/** Same shape as the domain's `TemplateSelection`. */
-export interface CatalogTemplateSelection {
-  payerId: string;
-  insuranceState: string;
-  serviceType: CatalogServiceType;
-  serviceCode: string;
-  serviceCodeSystem: CatalogServiceCodeSystem;
-}
-
-/** Same shape as the domain's `Route`: a serviceable route pins the questionnaire and documents (decision 11). */
-export interface CatalogRoute {
-  id: string;
-  templateSelection: CatalogTemplateSelection;
-  portalAuthModes: CatalogPortalAuthMode[];
-  questionnaire: QuestionnaireTemplate;
-  documentRequirements: DocumentRequirement[];
-}
-
-/** Same shape as the domain's `PayerCatalog` port. */
-export interface CatalogPort {
-  getPayer(payerId: string): Promise<CatalogPayer | null>;
-  /** The route serving exactly this selection in this environment, or null. */
-  findRoute(selection: CatalogTemplateSelection, environment: Environment): Promise<CatalogRoute | null>;
-}
+export type CatalogServiceType = ServiceType;
+export type CatalogServiceCodeSystem = ServiceCodeSystem;
+export type CatalogPortalAuthMode = PortalAuthMode;
+export const CATALOG_SERVICE_TYPES = SERVICE_TYPES;
+export const CATALOG_SERVICE_CODE_SYSTEMS = SERVICE_CODE_SYSTEMS;
+export type CatalogPayer = Payer;
+export type CatalogTemplateSelection = TemplateSelection;
+/** A serviceable route pins the questionnaire and documents (decision 0025). */
+export type CatalogRoute = Route;
+export type CatalogPort = PayerCatalog;
 
 /** Keyset position: the id of the last row of the previous page. The API signs it into an opaque cursor. */
 export interface CatalogKeyset {

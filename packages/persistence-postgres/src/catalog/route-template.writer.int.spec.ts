@@ -7,6 +7,7 @@ import {
   type TemplateSelection,
 } from '@prior-auth/domain';
 import { RandomIdGenerator } from '@prior-auth/platform';
+import { NPI } from '@prior-auth/domain/testing';
 import type { DataSource } from 'typeorm';
 import { startJobBoss } from '../outbox/job-queues';
 import { TypeOrmProviderRegistry } from '../tenancy/typeorm-provider-registry';
@@ -22,6 +23,7 @@ import {
 import { seedCatalog } from './seed-catalog';
 import { openCatalogDataSource, withScratchDatabase } from './testing/catalog-test-database';
 import { TypeOrmPayerCatalog } from './typeorm-payer-catalog';
+import { TypeOrmPortalAccess } from '../portal-access/typeorm-portal-access';
 
 /** A small payer form: a required group, a repeating group, an integer and a display-only option. */
 const form = (title = 'Walker order') =>
@@ -63,7 +65,6 @@ const SELECTION: TemplateSelection = {
   serviceCode: 'e0135',
   serviceCodeSystem: 'hcpcs',
 };
-const NPI = '1234567893';
 const str = (valueString: string): Answer => ({ valueString });
 
 describe('importing route templates', () => {
@@ -103,6 +104,7 @@ describe('importing route templates', () => {
           }),
           clock: { now: () => new Date() },
           ids: new RandomIdGenerator(),
+          portalAccess: new TypeOrmPortalAccess(dataSource),
           providerRegistry: new TypeOrmProviderRegistry(dataSource),
           payerCatalog: catalog,
         });
@@ -112,7 +114,9 @@ describe('importing route templates', () => {
           { linkId: 'patient.lastName', answer: [str('Lovelace')] },
           { linkId: 'patient.birthDate', answer: [{ valueDate: '1950-01-02' }] },
           { linkId: 'need.outdoors', answer: [{ valueBoolean: true }] },
-          { linkId: 'falls.date', answer: [{ valueDate: '2026-01-02' }, { valueDate: '2026-03-04' }] },
+          // One fall per instance of the repeating group (decision 0036).
+          { linkId: 'falls.date', instance: 0, answer: [{ valueDate: '2026-01-02' }] },
+          { linkId: 'falls.date', instance: 1, answer: [{ valueDate: '2026-03-04' }] },
           { linkId: 'height', answer: [{ valueDecimal: 172 }] },
           { linkId: 'kind', answer: [{ valueCoding: { code: 'Wheeled' } }] },
         ];

@@ -195,7 +195,7 @@ function normalizedSelection(selection: CatalogTemplateSelection): CatalogTempla
 }
 
 /**
- * Every route's questionnaire carries the patient group (decision 12): a form without any of its linkIds
+ * Every route's questionnaire carries the patient group (decision 0025): a form without any of its linkIds
  * gets it first; a form with only some of them is refused, as the two could not be told apart.
  */
 function withPatientGroup(questionnaire: QuestionnaireTemplate): {

@@ -152,7 +152,7 @@ describe('seedCatalog', () => {
     });
   });
 
-  it('stores every route with a questionnaire that has the four patient linkIds (decision 12)', async () => {
+  it('stores every route with a questionnaire that has the four patient linkIds (decision 0025)', async () => {
     const dataSource = await openCatalogDataSource();
     try {
       await seedCatalog(dataSource);

@@ -43,7 +43,7 @@ async function page<Row extends { id: string }, T>(
 
 /**
  * The payer/route catalog in PostgreSQL (seeded by `seedCatalog`). Implements the domain's `PayerCatalog`
- * port plus the listings behind `GET /v1/payers` and `GET /v1/prior-auth/routes` (decisions 10 and 11).
+ * port plus the listings behind `GET /v1/payers` and `GET /v1/prior-auth/routes` (decision 0025).
  * Both environments read the same catalog today; `environment` is accepted for per-environment catalogs.
  */
 export class TypeOrmPayerCatalog implements CatalogPort {

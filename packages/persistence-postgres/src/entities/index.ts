@@ -5,6 +5,10 @@ import { FileEntity } from '../file/file.entity';
 import { IdempotencyRecordEntity } from '../idempotency/idempotency-record.entity';
 import { ManualHandoffEntity } from '../manual-handoff/manual-handoff.entity';
 import { OutboxEventEntity } from '../outbox/outbox-event.entity';
+import { ResourceEventEntity } from '../events/resource-event.entity';
+import { WebhookEndpointEntity } from '../webhooks/webhook-endpoint.entity';
+import { PayerEvidenceEntity } from '../payer-evidence/payer-evidence.entity';
+import { PORTAL_ACCESS_ENTITY_SCHEMAS } from '../portal-access/portal-access.entity';
 import { ApiKeyEntity, OrganizationEntity, ProviderNpiEntity } from './tenancy.entity';
 
 export * from './tenancy.entity';
@@ -14,6 +18,10 @@ export * from '../file/file.entity';
 export * from '../idempotency/idempotency-record.entity';
 export * from '../manual-handoff/manual-handoff.entity';
 export * from '../outbox/outbox-event.entity';
+export * from '../events/resource-event.entity';
+export * from '../webhooks/webhook-endpoint.entity';
+export * from '../payer-evidence/payer-evidence.entity';
+export * from '../portal-access/portal-access.entity';
 
 export const ENTITY_SCHEMAS = [
   OrganizationEntity,
@@ -24,7 +32,11 @@ export const ENTITY_SCHEMAS = [
   ...AUTHORIZATION_ENTITY_SCHEMAS,
   FileEntity,
   ManualHandoffEntity,
+  PayerEvidenceEntity,
   ...AUDIT_ENTITY_SCHEMAS,
   IdempotencyRecordEntity,
   OutboxEventEntity,
+  ...PORTAL_ACCESS_ENTITY_SCHEMAS,
+  ResourceEventEntity,
+  WebhookEndpointEntity,
 ];

@@ -21,6 +21,10 @@ export interface ApiKeyRow {
   api_version: string | null;
   created_at: Date;
   revoked_at: Date | null;
+  label: string | null;
+  last_used_at: Date | null;
+  expires_at: Date | null;
+  replaced_by: string | null;
 }
 
 export const OrganizationEntity = new EntitySchema<OrganizationRow>({
@@ -55,5 +59,9 @@ export const ApiKeyEntity = new EntitySchema<ApiKeyRow>({
     api_version: { type: 'text', nullable: true },
     created_at: { type: 'timestamptz', createDate: true },
     revoked_at: { type: 'timestamptz', nullable: true },
+    label: { type: 'text', nullable: true },
+    last_used_at: { type: 'timestamptz', nullable: true },
+    expires_at: { type: 'timestamptz', nullable: true },
+    replaced_by: { type: 'text', nullable: true },
   },
 });

@@ -1,6 +1,6 @@
 import {
   File,
-  type FileContentType,
+  type StoredFileContentType,
   type FilePurpose,
   type FileState,
   type FileStatus,
@@ -15,7 +15,7 @@ export const toFile = (row: FileRow): File =>
     environment: row.environment,
     status: row.status as FileStatus,
     fileName: row.file_name,
-    contentType: row.content_type as FileContentType,
+    contentType: row.content_type as StoredFileContentType,
     purpose: row.purpose as FilePurpose,
     sizeBytes: row.size_bytes,
     checksumSha256: row.checksum_sha256,

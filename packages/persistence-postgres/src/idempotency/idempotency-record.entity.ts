@@ -1,7 +1,7 @@
 import type { Environment } from '@prior-auth/domain';
 import { EntitySchema } from 'typeorm';
 
-/** A row of `idempotency_records` (decision 4): one per (organization, environment, key). */
+/** A row of `idempotency_records` (decision 0023): one per (organization, environment, key). */
 export interface IdempotencyRecordRow {
   organization_id: string;
   environment: Environment;

@@ -7,7 +7,7 @@ import { runSql } from '../unit-of-work/sql';
 import { tenantParameters } from '../unit-of-work/tenant-bound';
 import type { IdempotencyRecordRow } from './idempotency-record.entity';
 
-/** Decision 4: keys are kept at least 24 hours. */
+/** Decision 0023: keys are kept at least 24 hours. */
 export const MIN_IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 export interface IdempotencyKeyRef {

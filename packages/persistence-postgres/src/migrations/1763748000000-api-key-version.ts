@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The API version pinned on a key (decision 17): what its requests use when they send no
+ * The API version pinned on a key (decision 0029): what its requests use when they send no
  * `Prior-Auth-Version` header. Null means the current version, so existing keys keep today's shapes. The
  * values are checked by the API and the admin CLI (one list of versions), not by a constraint here, so adding
  * a version needs no migration.

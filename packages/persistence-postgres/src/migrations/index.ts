@@ -5,6 +5,15 @@ import { RuntimeSessions1763743000000 } from './1763743000000-runtime-sessions';
 import { FinishedJobsRetention1763744000000 } from './1763744000000-finished-jobs-retention';
 import { DropHandWrittenJobQueue1763745000000 } from './1763745000000-drop-hand-written-job-queue';
 import { ApiKeyVersion1763748000000 } from './1763748000000-api-key-version';
+import { PortalConnectionsAndCredentials1763749000000 } from './1763749000000-portal-connections-and-credentials';
+import { PayerEvidence1763750000000 } from './1763750000000-payer-evidence';
+import { ResourceEvents1763751000000 } from './1763751000000-resource-events';
+import { WebhookEndpoints1763752000000 } from './1763752000000-webhook-endpoints';
+import { WebhookDeliveries1763754000000 } from './1763754000000-webhook-deliveries';
+import { LiveSessionFrames1763755000000 } from './1763755000000-live-session-frames';
+import { RateLimitsReadAuditAndKeyRotation1763757000000 } from './1763757000000-rate-limits-read-audit-and-key-rotation';
+import { WebhookVersionsAndSingleAttempts1763759000000 } from './1763759000000-webhook-versions-and-single-attempts';
+import { LiveSessionInputs1763760000000 } from './1763760000000-live-session-inputs';
 
 /** Every committed migration, oldest first. Listed explicitly so builds never depend on file globbing. */
 export const MIGRATIONS = [
@@ -15,4 +24,13 @@ export const MIGRATIONS = [
   FinishedJobsRetention1763744000000,
   DropHandWrittenJobQueue1763745000000,
   ApiKeyVersion1763748000000,
+  PortalConnectionsAndCredentials1763749000000,
+  PayerEvidence1763750000000,
+  ResourceEvents1763751000000,
+  WebhookEndpoints1763752000000,
+  WebhookDeliveries1763754000000,
+  LiveSessionFrames1763755000000,
+  RateLimitsReadAuditAndKeyRotation1763757000000,
+  WebhookVersionsAndSingleAttempts1763759000000,
+  LiveSessionInputs1763760000000,
 ];

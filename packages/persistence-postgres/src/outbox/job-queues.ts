@@ -13,6 +13,17 @@ export const GIVEN_UP_JOBS_QUEUE = 'given_up_jobs';
 /** The cluster-wide schedule that purges expired idempotency records. */
 export const PURGE_IDEMPOTENCY_QUEUE = 'purge_idempotency_records';
 
+/** The cluster-wide schedule that purges events past their retention (docs/decisions/0031-events-and-webhooks.md). */
+export const PURGE_EVENTS_QUEUE = 'purge_events';
+
+/**
+ * Webhook deliveries (docs/decisions/0031-events-and-webhooks.md). A failed send is rescheduled with its own
+ * backoff, by a new job holding the delivery's new attempt token
+ * (docs/decisions/0037-webhook-versions-attempts-and-request-schemas.md); pg-boss's retries only cover a
+ * worker that died or a database error.
+ */
+export const WEBHOOK_DELIVERY_QUEUE = 'deliver_webhook';
+
 const DAY_SECONDS = 24 * 60 * 60;
 
 /**
@@ -45,6 +56,8 @@ export const JOB_QUEUE_SETTINGS: Readonly<Record<WorkerJobType, JobQueueSettings
   [WORKER_JOB_TYPES.reconcileHandoff]: { ...PIPELINE_STEP, expireInSeconds: 5 * 60 },
   // Revokes grants and releases a session: database work only.
   [WORKER_JOB_TYPES.expireHandoff]: { ...PIPELINE_STEP, expireInSeconds: 60 },
+  // Records one event: database work only (docs/decisions/0031-events-and-webhooks.md).
+  [WORKER_JOB_TYPES.decisionOverdue]: { ...PIPELINE_STEP, expireInSeconds: 60 },
 };
 
 /** Resolving a given-up job is database work; it is retried until it succeeds and kept 30 days. */
@@ -73,6 +86,24 @@ export function jobQueueDefinitions(): Queue[] {
     // queue soon after a worker dies holding a purge, instead of blocking purges until it expires.
     {
       name: PURGE_IDEMPOTENCY_QUEUE,
+      policy: 'singleton',
+      retryLimit: 0,
+      expireInSeconds: 10 * 60,
+      heartbeatSeconds: 10,
+      deleteAfterSeconds: DAY_SECONDS,
+    },
+    // A send is bounded by its 10 s timeout; a killed worker's job is retried after its heartbeat stops.
+    {
+      name: WEBHOOK_DELIVERY_QUEUE,
+      policy: 'standard',
+      ...PIPELINE_STEP,
+      retryLimit: 50,
+      expireInSeconds: 60,
+      deleteAfterSeconds: 7 * DAY_SECONDS,
+      notify: true,
+    },
+    {
+      name: PURGE_EVENTS_QUEUE,
       policy: 'singleton',
       retryLimit: 0,
       expireInSeconds: 10 * 60,
@@ -117,7 +148,10 @@ export async function startJobBoss(options: JobBossOptions): Promise<PgBoss> {
     superviseIntervalSeconds: supervise,
     monitorIntervalSeconds: supervise,
     registerInstance: worker,
-    openTelemetry: { enabled: false },
+    // A job carries the trace context of the request that enqueued it, so the worker's span continues that
+    // trace; without a tracing SDK registered (the default) pg-boss's spans are no-ops and no context is stored
+    // (docs/decisions/0034-operability.md).
+    openTelemetry: { enabled: true, propagateContext: true },
   };
   const boss = new PgBoss(config);
   boss.on('error', (error: Error) => options.onError?.(error));

@@ -1,6 +1,6 @@
 import type { DomainEventEnvelope, EventOutbox, TenantScope } from '@prior-auth/domain';
 import type { EntityManager } from 'typeorm';
-import { insertStatement, rowTable, runSql } from '../unit-of-work/sql';
+import { insertStatement, rowTable, runSql, type SqlStatement } from '../unit-of-work/sql';
 import { assertSameTenant } from '../unit-of-work/tenant-bound';
 import { OutboxEventEntity, type OutboxEventRow } from './outbox-event.entity';
 
@@ -14,7 +14,13 @@ export class TypeOrmEventOutbox implements EventOutbox {
   ) {}
 
   async append(events: DomainEventEnvelope[]): Promise<void> {
-    if (events.length === 0) return;
+    const insert = this.appendStatement(events);
+    if (insert !== null) await runSql(this.manager, insert.sql, insert.parameters);
+  }
+
+  /** The INSERT that `append` runs (null for no events), for a caller that sends it with other writes. */
+  appendStatement(events: readonly DomainEventEnvelope[]): SqlStatement | null {
+    if (events.length === 0) return null;
     const rows = events.map((event): Omit<OutboxEventRow, 'sequence' | 'recorded_at' | 'published_at'> => {
       assertSameTenant(
         this.scope,
@@ -32,7 +38,6 @@ export class TypeOrmEventOutbox implements EventOutbox {
         payload: event.payload,
       };
     });
-    const insert = insertStatement(OUTBOX, rows as OutboxEventRow[]);
-    await runSql(this.manager, insert.sql, insert.parameters);
+    return insertStatement(OUTBOX, rows as OutboxEventRow[]);
   }
 }

@@ -8,7 +8,7 @@ const MAX_CURSOR_LENGTH = 2_048;
 
 /**
  * A cursor that was altered, or that belongs to another list (another tenant, resource or filter set).
- * The API answers it with 422 request_validation_failed at `["query", "cursor"]` (decision 6).
+ * The API answers it with 422 request_validation_failed at `["query", "cursor"]` (decision 0023).
  */
 export class InvalidCursorError extends Error {
   readonly code = 'invalid_cursor';

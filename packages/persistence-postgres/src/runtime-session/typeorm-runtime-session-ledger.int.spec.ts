@@ -87,25 +87,24 @@ describe('TypeOrmRuntimeSessionLedger', () => {
     await expect(ledger.create(newSession(other, authorizationId))).rejects.toThrow();
   });
 
-  it('joins the ambient transaction: a session created in a unit of work that fails rolls back with it', async () => {
+  it('joins the ambient transaction: a session created in a command that fails rolls back with it', async () => {
     const scope = await createTestTenant(dataSource);
     const authorizationId = await storedAuthorization(scope);
     const transactions = new TransactionContext(dataSource);
     const failed = newSession(scope, authorizationId, at(0));
     const kept = newSession(scope, authorizationId, at(1_000));
 
-    await transactions.run(async () => {
-      const attempt = unitOfWork.run(scope, async () => {
+    // Inside a command's transaction the unit of work joins it: its failure rolls the whole command back.
+    const attempt = transactions.run(() =>
+      unitOfWork.run(scope, async () => {
         await ledger.create(failed);
         // Visible inside the transaction that created it...
         expect(await ledger.find(failed.id)).not.toBeNull();
         throw new Error('handoff could not be saved');
-      });
-      await expect(attempt).rejects.toThrow('handoff could not be saved');
-      // ...and gone with the unit of work, while the ambient transaction stays usable.
-      expect(await ledger.find(failed.id)).toBeNull();
-      await unitOfWork.run(scope, () => ledger.create(kept));
-    });
+      }),
+    );
+    await expect(attempt).rejects.toThrow('handoff could not be saved');
+    await transactions.run(() => unitOfWork.run(scope, () => ledger.create(kept)));
     expect(await ledger.find(failed.id)).toBeNull();
     expect((await ledger.findLive(scope, authorizationId))?.id).toBe(kept.id);
 

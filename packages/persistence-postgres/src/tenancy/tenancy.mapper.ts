@@ -15,4 +15,7 @@ export const toApiKeyRecord = (row: ApiKeyRow): ApiKeyRecord => ({
   apiVersion: row.api_version ?? null,
   createdAt: row.created_at,
   revokedAt: row.revoked_at,
+  label: row.label ?? null,
+  lastUsedAt: row.last_used_at ?? null,
+  expiresAt: row.expires_at ?? null,
 });

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, Environment, Organization, OrganizationDirectory } from '@prior-auth/domain';
+import type { ApiKeyRecord, NewApiKey, Organization, OrganizationDirectory } from '@prior-auth/domain';
 import { IsNull, type DataSource } from 'typeorm';
 import { ApiKeyEntity, OrganizationEntity, ProviderNpiEntity } from '../entities';
 import { toApiKeyRecord, toOrganization } from './tenancy.mapper';
@@ -55,14 +55,7 @@ export class TypeOrmOrganizationDirectory implements OrganizationDirectory {
     return this.npis.existsBy({ organization_id: organizationId, npi });
   }
 
-  async createApiKey(input: {
-    id: string;
-    organizationId: string;
-    environment: Environment;
-    keyHash: string;
-    displayPrefix: string;
-    apiVersion?: string | null;
-  }): Promise<ApiKeyRecord> {
+  async createApiKey(input: NewApiKey): Promise<ApiKeyRecord> {
     const row = await this.keys.save({
       id: input.id,
       organization_id: input.organizationId,
@@ -70,9 +63,64 @@ export class TypeOrmOrganizationDirectory implements OrganizationDirectory {
       key_hash: input.keyHash,
       display_prefix: input.displayPrefix,
       api_version: input.apiVersion ?? null,
+      label: input.label ?? null,
       revoked_at: null,
     });
     return toApiKeyRecord(row);
+  }
+
+  async rotateApiKey(
+    oldKeyId: string,
+    replacement: NewApiKey,
+    oldKeyExpiresAt: Date,
+  ): Promise<{ replacement: ApiKeyRecord; oldKeyExpiresAt: Date } | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const keys = manager.getRepository(ApiKeyEntity);
+      // Locked, so two rotations of one key cannot both succeed.
+      const old = await keys
+        .createQueryBuilder('key')
+        .setLock('pessimistic_write')
+        .where(
+          'key.id = :id AND key.revoked_at IS NULL AND (key.expires_at IS NULL OR key.expires_at > now())',
+          {
+            id: oldKeyId,
+          },
+        )
+        .getOne();
+      if (!old || old.replaced_by !== null || old.environment !== replacement.environment) return null;
+      const row = await keys.save({
+        id: replacement.id,
+        organization_id: old.organization_id,
+        environment: old.environment,
+        key_hash: replacement.keyHash,
+        display_prefix: replacement.displayPrefix,
+        api_version: replacement.apiVersion === undefined ? old.api_version : replacement.apiVersion,
+        label: replacement.label === undefined ? old.label : replacement.label,
+        revoked_at: null,
+      });
+      const expiresAt =
+        old.expires_at !== null && old.expires_at < oldKeyExpiresAt ? old.expires_at : oldKeyExpiresAt;
+      await keys.update({ id: old.id }, { expires_at: expiresAt, replaced_by: row.id });
+      return { replacement: toApiKeyRecord(row), oldKeyExpiresAt: expiresAt };
+    });
+  }
+
+  async findApiKeyEnvironment(id: string): Promise<'sandbox' | 'production' | null> {
+    const row = await this.keys
+      .createQueryBuilder('key')
+      .where('key.id = :id AND key.revoked_at IS NULL', { id })
+      .andWhere('(key.expires_at IS NULL OR key.expires_at > now())')
+      .getOne();
+    return row?.environment ?? null;
+  }
+
+  async touchApiKeys(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.dataSource.query(
+      `UPDATE api_keys SET last_used_at = now()
+       WHERE id = ANY($1) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+      [ids],
+    );
   }
 
   async listApiKeys(organizationId: string): Promise<ApiKeyRecord[]> {
@@ -89,7 +137,11 @@ export class TypeOrmOrganizationDirectory implements OrganizationDirectory {
   }
 
   async findActiveApiKeyByHash(keyHash: string): Promise<(ApiKeyRecord & { keyHash: string }) | null> {
-    const row = await this.keys.findOneBy({ key_hash: keyHash, revoked_at: IsNull() });
+    const row = await this.keys
+      .createQueryBuilder('key')
+      .where('key.key_hash = :keyHash AND key.revoked_at IS NULL', { keyHash })
+      .andWhere('(key.expires_at IS NULL OR key.expires_at > now())')
+      .getOne();
     return row ? { ...toApiKeyRecord(row), keyHash: row.key_hash } : null;
   }
 }

@@ -3,8 +3,8 @@ import type { DataSource } from 'typeorm';
 import { ProviderNpiEntity } from '../entities/tenancy.entity';
 
 /**
- * The domain's ProviderRegistry: NPIs are registered per organization (decision 8), so both environments of
- * an organization see the same NPIs.
+ * The domain's ProviderRegistry: NPIs are registered per organization (decision 0024), so both environments
+ * of an organization see the same NPIs.
  */
 export class TypeOrmProviderRegistry implements ProviderRegistry {
   constructor(private readonly dataSource: DataSource) {}

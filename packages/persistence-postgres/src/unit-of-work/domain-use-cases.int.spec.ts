@@ -6,44 +6,36 @@ import {
   CreateFileUseCase,
   type BlobStore,
   type PayerCatalog,
-  type TemplateSelection,
 } from '@prior-auth/domain';
+import {
+  clinicalNotesRequirement,
+  NPI,
+  PDF_BYTES as PDF,
+  SELECTION,
+  testPayer,
+} from '@prior-auth/domain/testing';
 import { RandomIdGenerator } from '@prior-auth/platform';
 import type { PgBoss } from 'pg-boss';
 import type { DataSource } from 'typeorm';
-import {
-  answers,
-  clinicalNotes,
-  payer,
-  questionnaire,
-} from '../authorization/testing/authorization-builders';
+import { answers, questionnaire } from '../authorization/testing/authorization-builders';
 import { openTestDataSource } from '../database/test-database';
 import { TypeOrmProviderRegistry } from '../tenancy/typeorm-provider-registry';
 import { createTestTenant, testCursors } from './testing/test-tenants';
 import { startJobBoss } from '../outbox/job-queues';
 import { JOB_TABLE } from '../outbox/pg-boss-job-queue';
 import { TypeOrmUnitOfWork } from './typeorm-unit-of-work';
+import { TypeOrmPortalAccess } from '../portal-access/typeorm-portal-access';
 
 /** The domain's own use cases on the PostgreSQL ports: the wiring the API and the worker will use. */
 
-const NPI = '1234567893';
-const SELECTION: TemplateSelection = {
-  payerId: 'payer_uhc',
-  insuranceState: 'CA',
-  serviceType: 'outpatient',
-  serviceCode: '70553',
-  serviceCodeSystem: 'cpt',
-};
-const PDF = new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d, 0x31, 0x2e, 0x37]);
-
 const payerCatalog: PayerCatalog = {
-  getPayer: async (id) => (id === 'payer_uhc' ? payer() : null),
+  getPayer: async (id) => (id === 'payer_uhc' ? testPayer() : null),
   findRoute: async () => ({
     id: 'route_uhc_ca_outpatient',
     templateSelection: SELECTION,
     portalAuthModes: ['automated'],
     questionnaire: questionnaire(),
-    documentRequirements: [clinicalNotes()],
+    documentRequirements: [clinicalNotesRequirement()],
   }),
 };
 
@@ -55,6 +47,7 @@ const blobStore: BlobStore = {
   readHead: async () => PDF,
   checksumSha256: async () => 'ab'.repeat(32),
   promote: async () => undefined,
+  put: async (_key, bytes) => ({ sizeBytes: bytes.length, checksumSha256: 'ab'.repeat(32) }),
   delete: async () => undefined,
 };
 
@@ -73,6 +66,7 @@ beforeAll(async () => {
     }),
     clock: { now: () => new Date() },
     ids: new RandomIdGenerator(),
+    portalAccess: new TypeOrmPortalAccess(dataSource),
     providerRegistry: new TypeOrmProviderRegistry(dataSource),
     payerCatalog,
     blobStore,

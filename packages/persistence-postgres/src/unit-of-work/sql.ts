@@ -77,6 +77,31 @@ export function insertStatement<Row>(
   return { sql, parameters };
 }
 
+export interface SqlStatement {
+  sql: string;
+  parameters: unknown[];
+}
+
+/**
+ * Several writes as ONE statement (one round trip): all but the last become data-modifying CTEs, and each
+ * one's `$n` placeholders are renumbered after the ones before it. Only for statements whose text has no `$`
+ * but placeholders (generated ones such as `insertStatement`'s). The writes see one snapshot, so none may read
+ * what another writes; foreign keys between them are checked at the end of the statement.
+ */
+export function chainStatements(statements: readonly SqlStatement[]): SqlStatement {
+  if (statements.length === 1) return statements[0]!;
+  const parameters: unknown[] = [];
+  const texts = statements.map((statement) => {
+    const offset = parameters.length;
+    parameters.push(...statement.parameters);
+    return offset === 0
+      ? statement.sql
+      : statement.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+  });
+  const last = texts.pop()!;
+  return { sql: `WITH ${texts.map((text, i) => `w${i} AS (${text})`).join(', ')} ${last}`, parameters };
+}
+
 /**
  * `UPDATE t SET … WHERE k1 = $ AND … AND version = $expected RETURNING version`: the optimistic update of one
  * aggregate row. `keys` are the tenant and id columns; they are never updated.

@@ -13,6 +13,11 @@ export interface AmbientTransaction {
   dataSource: DataSource;
   manager: EntityManager;
   metadata: TransactionMetadata;
+  /**
+   * How a unit of work started inside joins: `savepoint` (its failure rolls back its own writes only) or
+   * `direct` (no savepoint round trips: whoever opened the transaction rolls all of it back on any failure).
+   */
+  join: 'savepoint' | 'direct';
 }
 
 const storage = new AsyncLocalStorage<AmbientTransaction>();
@@ -20,9 +25,9 @@ const storage = new AsyncLocalStorage<AmbientTransaction>();
 /**
  * An ambient transaction for the current async call chain. The API opens one around a command, so the
  * command's unit of work and the idempotent response it stores (`PostgresIdempotencyStore.complete`) commit
- * together or not at all. Units of work started inside join it through a savepoint: a use case that fails
- * rolls back its own writes while the ambient transaction stays usable (for example to store the error
- * response). Work inside one ambient transaction must be sequential: it is one connection.
+ * together or not at all. Units of work started inside join it directly, without a savepoint: a command that
+ * fails is rolled back whole, and the API stores a refusal's answer after that (two round trips fewer per
+ * command, docs/performance.md). Work inside one ambient transaction must be sequential: it is one connection.
  */
 export class TransactionContext {
   constructor(private readonly dataSource: DataSource) {}
@@ -33,7 +38,7 @@ export class TransactionContext {
     if (ambient !== undefined) return work(ambient.manager);
     try {
       return await this.dataSource.transaction((manager) =>
-        storage.run({ dataSource: this.dataSource, manager, metadata }, () => work(manager)),
+        storage.run({ dataSource: this.dataSource, manager, metadata, join: 'direct' }, () => work(manager)),
       );
     } catch (error) {
       throw translateDatabaseError(error);

@@ -213,38 +213,50 @@ describe('TypeOrmUnitOfWork', () => {
       expect(await idempotency.release({ scope, key, claimToken: claimed.claimToken })).toBe(true);
     });
 
-    it('rolls back a failing unit of work to its savepoint, so the error response can still be stored', async () => {
+    it('rolls a refused command back whole; its answer is stored after, on its own', async () => {
       const scope = await createTestTenant(dataSource);
       const arranged = arrange(scope, 'requires_confirmation');
       const key = `key-${uniqueSuffix()}`;
       const claimed = await claim(scope, key);
       if (claimed.kind !== 'claimed') throw new Error(`expected a claim, got ${claimed.kind}`);
 
-      await transactions.run(async () => {
-        const domainFailure = unitOfWork.run(scope, async (tx) => {
+      const refused = transactions.run(() =>
+        unitOfWork.run(scope, async (tx) => {
           for (const file of arranged.files) await tx.files.save(file);
           await tx.authorizations.save(arranged.authorization);
           throw new DomainError('authorization_not_confirmable', 'no');
-        });
-        await expect(domainFailure).rejects.toMatchObject({ code: 'authorization_not_confirmable' });
-        // A failed statement inside the savepoint does not poison the ambient transaction either.
-        const sqlFailure = unitOfWork.run(scope, (tx) =>
-          tx.outbox.append([{ ...envelopes(arranged)[0]!, aggregateType: 'not_a_type' as 'file' }]),
-        );
-        await expect(sqlFailure).rejects.toThrow(/check constraint/);
-        await idempotency.complete({
-          scope,
-          key,
-          claimToken: claimed.claimToken,
-          response: { status: 409, headers: {}, body: '{"error":{"code":"authorization_not_confirmable"}}' },
-          now: new Date(),
-        });
-      });
-
+        }),
+      );
+      await expect(refused).rejects.toMatchObject({ code: 'authorization_not_confirmable' });
       expect(await footprint(scope, arranged.authorization.id)).toEqual(NOTHING);
+      await idempotency.complete({
+        scope,
+        key,
+        claimToken: claimed.claimToken,
+        response: { status: 409, headers: {}, body: '{"error":{"code":"authorization_not_confirmable"}}' },
+        now: new Date(),
+      });
       expect(await claim(scope, key)).toMatchObject({ kind: 'replay', status: 409 });
     });
 
+    it('joins without a savepoint: a command is one transaction, whatever its units of work', async () => {
+      const scope = await createTestTenant(dataSource);
+      const arranged = arrange(scope, 'requires_input');
+      const statements: string[] = [];
+      await transactions.run(async (manager) => {
+        const runner = manager.queryRunner!;
+        const query = runner.query.bind(runner);
+        const spy = jest.spyOn(runner, 'query').mockImplementation((sql, ...rest) => {
+          statements.push(String(sql));
+          return query(sql, ...rest);
+        });
+        await command(scope, arranged);
+        spy.mockRestore();
+      });
+      expect(statements.length).toBeGreaterThan(0);
+      expect(statements.filter((sql) => /SAVEPOINT/i.test(sql))).toEqual([]);
+      expect(await footprint(scope, arranged.authorization.id)).toMatchObject({ authorizations: 1 });
+    });
     it('joins nested runs into one transaction', async () => {
       const scope = await createTestTenant(dataSource);
       const arranged = arrange(scope, 'requires_input');
@@ -256,6 +268,25 @@ describe('TypeOrmUnitOfWork', () => {
       });
       expect(seenInside).toEqual(NOTHING);
       expect(await footprint(scope, arranged.authorization.id)).toMatchObject({ authorizations: 1 });
+    });
+  });
+
+  describe('a unit of work nested in another', () => {
+    it('rolls back to its savepoint: the outer one goes on and commits its own writes', async () => {
+      const scope = await createTestTenant(dataSource);
+      const kept = arrange(scope, 'requires_input');
+      const dropped = arrange(scope, 'requires_confirmation');
+      await unitOfWork.run(scope, async (tx) => {
+        await tx.authorizations.save(kept.authorization);
+        const inner = unitOfWork.run(scope, async (nested) => {
+          for (const file of dropped.files) await nested.files.save(file);
+          await nested.authorizations.save(dropped.authorization);
+          throw new DomainError('authorization_not_confirmable', 'no');
+        });
+        await expect(inner).rejects.toMatchObject({ code: 'authorization_not_confirmable' });
+      });
+      expect(await footprint(scope, kept.authorization.id)).toMatchObject({ authorizations: 1 });
+      expect(await footprint(scope, dropped.authorization.id)).toEqual(NOTHING);
     });
   });
 

@@ -7,8 +7,13 @@ import { translateDatabaseError } from '../database/database-errors';
 import { TypeOrmFileRepository } from '../file/typeorm-file.repository';
 import { TypeOrmManualHandoffRepository } from '../manual-handoff/typeorm-manual-handoff.repository';
 import { TypeOrmEventOutbox } from '../outbox/typeorm-event-outbox';
+import { TypeOrmResourceEventLog } from '../events/typeorm-resource-event-log';
+import { fanOutWebhookDeliveries } from '../webhooks/webhook-delivery-fan-out';
+import { TypeOrmWebhookEndpointRepository } from '../webhooks/typeorm-webhook-endpoint.repository';
 import { PgBossJobQueue } from '../outbox/pg-boss-job-queue';
+import { TypeOrmPayerEvidenceRepository } from '../payer-evidence/typeorm-payer-evidence.repository';
 import type { KeysetCursors } from '../pagination/keyset-cursor';
+import { chainStatements, runSql } from './sql';
 import { TransactionContext, type TransactionMetadata } from './transaction-context';
 
 export interface TypeOrmUnitOfWorkOptions {
@@ -29,7 +34,7 @@ const noJobQueue: JobQueue = {
 
 /**
  * The domain's UnitOfWork on PostgreSQL. `run` opens a transaction, or joins the ambient one
- * (`TransactionContext`) through a savepoint, and hands `work` repositories, outbox and job queue bound to
+ * (`TransactionContext`) directly or through a savepoint, as it asks, and hands `work` repositories, outbox and job queue bound to
  * that transaction and to ONE tenant. Events appended to the outbox are also written to the audit log.
  * Everything commits together; a throw rolls all of it back. Connection failures surface as
  * DatabaseUnavailableError (retryable).
@@ -43,6 +48,7 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
   async run<T>(scope: TenantScope, work: (tx: TransactionalPorts) => Promise<T>): Promise<T> {
     const ambient = TransactionContext.current(this.dataSource);
     try {
+      if (ambient?.join === 'direct') return await work(this.ports(ambient.manager, scope, ambient.metadata));
       if (ambient !== undefined) {
         // The ambient manager is already in a transaction, so this nests as a savepoint.
         return await ambient.manager.transaction((manager) =>
@@ -51,8 +57,9 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
       }
       // Ambient for the work's duration: ports outside TransactionalPorts (grants, runtime sessions) join it.
       return await this.dataSource.transaction((manager) =>
-        TransactionContext.within({ dataSource: this.dataSource, manager, metadata: {} }, () =>
-          work(this.ports(manager, scope, {})),
+        TransactionContext.within(
+          { dataSource: this.dataSource, manager, metadata: {}, join: 'savepoint' },
+          () => work(this.ports(manager, scope, {})),
         ),
       );
     } catch (error) {
@@ -69,12 +76,21 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
       authorizations: new TypeOrmAuthorizationRepository(manager, scope, this.options.cursors),
       files: new TypeOrmFileRepository(manager, scope, this.options.cursors),
       manualHandoffs: new TypeOrmManualHandoffRepository(manager, scope),
+      payerEvidence: new TypeOrmPayerEvidenceRepository(manager, scope),
       outbox: {
+        // The outbox rows and their audit rows in one round trip.
         append: async (events) => {
-          await outbox.append(events);
-          await audit.appendEvents(events, { actor, requestId: metadata.requestId ?? null });
+          const outboxInsert = outbox.appendStatement(events);
+          const auditInsert = audit.eventsStatement(events, { actor, requestId: metadata.requestId ?? null });
+          if (outboxInsert === null || auditInsert === null) return;
+          const both = chainStatements([outboxInsert, auditInsert]);
+          await runSql(manager, both.sql, both.parameters);
         },
       },
+      events: new TypeOrmResourceEventLog(manager, scope, this.options.cursors, (events, insert) =>
+        fanOutWebhookDeliveries(manager, scope, this.options.jobBoss, events, insert),
+      ),
+      webhookEndpoints: new TypeOrmWebhookEndpointRepository(manager, scope, this.options.cursors),
       jobs:
         this.options.jobBoss === undefined
           ? noJobQueue

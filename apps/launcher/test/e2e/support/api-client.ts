@@ -61,6 +61,7 @@ export interface QuestionnaireGroup {
 export interface Authorization {
   id: string;
   version: number;
+  providerNpi: string;
   status: string;
   policy: { finalSubmission: string };
   outcome: string | null;
@@ -136,6 +137,8 @@ export class ApiClient {
   constructor(
     readonly baseUrl: string,
     private readonly apiKey: string,
+    /** Sent with every request (e.g. a `traceparent`). */
+    private readonly extraHeaders: Record<string, string> = {},
   ) {}
 
   async sandboxScenarios(): Promise<SandboxScenario[]> {
@@ -249,7 +252,7 @@ export class ApiClient {
     path: string,
     options: { body?: unknown; ifMatch?: number; idempotencyKey?: string } = {},
   ): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { Authorization: `Bearer ${this.apiKey}` };
+    const headers: Record<string, string> = { ...this.extraHeaders, Authorization: `Bearer ${this.apiKey}` };
     if (options.body !== undefined) headers['Content-Type'] = 'application/json';
     if (options.ifMatch !== undefined) headers['If-Match'] = `"${options.ifMatch}"`;
     if (options.idempotencyKey !== undefined) headers['Idempotency-Key'] = options.idempotencyKey;

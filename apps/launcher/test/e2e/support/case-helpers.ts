@@ -14,7 +14,7 @@ export type FinalSubmissionPolicy = 'automatic' | 'requires_confirmation';
 export const POLICIES: FinalSubmissionPolicy[] = ['automatic', 'requires_confirmation'];
 
 /** A sandbox route of the shipped catalog: UnitedHealthcare, California, CPAP device (HCPCS E0601). */
-const CPAP_SELECTION = {
+export const CPAP_SELECTION = {
   payerId: 'payer_uhc',
   insuranceState: 'CA',
   serviceType: 'outpatient',
@@ -136,11 +136,11 @@ export class CaseJourney {
     return this.observe(response, 'read');
   }
 
-  /** Reads the case until `predicate` holds; fails early when an app process died. */
+  /** Reads the case until `predicate` holds (portal runs go through a browser); fails early when an app died. */
   async waitFor(
     predicate: (a: Authorization) => boolean,
     description: string,
-    timeoutMs = 20_000,
+    timeoutMs = 120_000,
   ): Promise<Authorization> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -184,10 +184,10 @@ export class CaseJourney {
   }
 }
 
-/** A receipt of the sandbox payer. */
+/** A receipt of the simulated payer website. */
 export function expectSandboxReceipt(receipt: PayerReceipt | null): PayerReceipt {
   expect(receipt).toMatchObject({
-    referenceNumber: expect.stringMatching(/^SBX-[0-9A-F]{12}$/),
+    referenceNumber: expect.stringMatching(/^PSX-[0-9A-F]{10}$/),
     channel: 'sandbox_portal',
     receivedAt: expect.any(String),
   });
@@ -201,7 +201,6 @@ export function expectSandboxReceipt(receipt: PayerReceipt | null): PayerReceipt
 export async function submitThroughReview(
   journey: CaseJourney,
   policy: FinalSubmissionPolicy,
-  scenario: string,
 ): Promise<void> {
   const receiptBefore = journey.current.submission.payerReceipt;
   await journey.confirm('advance_case');
@@ -215,7 +214,12 @@ export async function submitThroughReview(
   expect(review.submission.reviewSnapshot).toMatchObject({
     status: 'current',
     kind: 'final_submission',
-    summary: { channel: 'sandbox_portal', sandboxScenario: scenario, serviceCode: 'E0601' },
+    summary: {
+      channel: 'sandbox_portal',
+      memberId: journey.current.questionnaireResponse.item.find((i) => i.linkId === 'patient.memberId')
+        ?.answer[0]?.valueString,
+      serviceCode: 'E0601',
+    },
     questionnaireResponse: journey.current.questionnaireResponse,
     warnings: [expect.stringMatching(/^Sandbox:/)],
   });

@@ -1,21 +1,20 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { configSchema } from '@prior-auth/platform';
+import { freePort, spawnApp, waitUntilAnswering } from '@prior-auth/test-support';
 import { TEST_TENANT_ENV } from './test-tenant';
 
 /*
- * The API and workers as the launcher runs them: separate processes sharing nothing but PostgreSQL (and the
- * file storage folder). Their entry files run from TypeScript source, with the workspace packages mapped to their
+ * The API, workers and the simulated payer website as the launcher runs them: separate processes sharing nothing
+ * but PostgreSQL (and the file storage folder); the workers submit through their browsers to the website
+ * (decision 0022). Their entry files run from TypeScript source, with the workspace packages mapped to their
  * sources too, so a test never runs a stale build.
  */
 
-const APPS_DIR = resolve(__dirname, '../../../..');
-const SOURCES_TSCONFIG = join(__dirname, 'tsconfig.sources.json');
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
 
@@ -96,23 +95,12 @@ export class AppProcess {
   }
 }
 
-/** A port nobody listens on right now: the API needs it before it starts, for the file URLs it signs. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done, fail) => {
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => done());
-  });
-  const address = server.address();
-  await new Promise<void>((done) => server.close(() => done()));
-  if (address === null || typeof address === 'string') throw new Error('no TCP port was assigned');
-  return address.port;
-}
-
 export interface StackOptions {
   workers: number;
   /** Extra configuration for every worker. */
   workerEnv?: Record<string, string>;
+  /** Extra configuration for the API. */
+  apiEnv?: Record<string, string>;
 }
 
 /**
@@ -122,7 +110,10 @@ export interface StackOptions {
 export class StackHarness {
   readonly workers: AppProcess[] = [];
   api: AppProcess | null = null;
+  website: AppProcess | null = null;
   baseUrl = '';
+  /** Where the simulated payer website answers. */
+  payerSiteUrl = '';
   private readonly dataDir = mkdtempSync(join(tmpdir(), 'prior-auth-e2e-'));
   private readonly signingSecret = randomBytes(32).toString('hex');
   private readonly killOnExit = () => {
@@ -134,35 +125,36 @@ export class StackHarness {
     process.once('exit', this.killOnExit);
     const port = await freePort();
     this.baseUrl = `http://127.0.0.1:${port}`;
+    const sitePort = await freePort();
+    this.payerSiteUrl = `http://127.0.0.1:${sitePort}`;
+    this.website = this.spawnApp('payer-sandbox', 'payer-sandbox', { PAYER_SANDBOX_PORT: String(sitePort) });
     // No PUBLIC_BASE_URL, as under the launcher: upload URLs name this port on localhost.
-    const api = this.spawnApp('api', 'api', { PORT: String(port) });
+    const api = this.spawnApp('api', 'api', { PORT: String(port), ...options.apiEnv });
     this.api = api;
     const workers = Array.from({ length: options.workers }, (_, index) =>
-      this.spawnApp(`worker-${index + 1}`, 'worker', options.workerEnv ?? {}),
+      this.spawnApp(`worker-${index + 1}`, 'worker', {
+        PAYER_SANDBOX_PORT: String(sitePort),
+        BROWSER_EXECUTABLE_PATH: process.env.E2E_TEST_BROWSER!,
+        ...options.workerEnv,
+      }),
     );
     this.workers.push(...workers);
     await Promise.all([
-      this.apiAnswering(api),
+      this.answering(api, `${this.baseUrl}/health`),
+      this.answering(this.website, `${this.payerSiteUrl}/sign-in`),
       ...workers.map((w) => w.waitForLog((r) => r.msg === 'worker ready', 'its ready line')),
     ]);
   }
 
   /**
-   * The API is ready once `/health` answers: its log is buffered (packages/platform/src/logger.ts), so its
-   * ready line may come late.
+   * The API (and the website) is ready once `url` answers 200: its log is buffered
+   * (packages/platform/src/logger.ts), so its ready line may come late.
    */
-  private async apiAnswering(api: AppProcess): Promise<void> {
-    const deadline = Date.now() + START_TIMEOUT_MS;
-    for (;;) {
-      if (!api.running) throw new Error(`api exited before answering\n${api.tail()}`);
-      const status = await fetch(`${this.baseUrl}/health`).then(
-        (response) => response.status,
-        () => 0,
-      );
-      if (status === 200) return;
-      if (Date.now() > deadline) throw new Error(`api did not answer /health in time\n${api.tail()}`);
-      await new Promise((wait) => setTimeout(wait, 100));
-    }
+  private answering(app: AppProcess, url: string): Promise<void> {
+    return waitUntilAnswering({ name: app.name, running: () => app.running, output: () => app.tail() }, url, {
+      ready: (response) => response.status === 200,
+      timeoutMs: START_TIMEOUT_MS,
+    });
   }
 
   async stop(): Promise<void> {
@@ -189,7 +181,7 @@ export class StackHarness {
     predicate: (record: LogRecord) => boolean,
     count: number,
     description: string,
-    timeoutMs = 20_000,
+    timeoutMs = 60_000,
   ): Promise<LogRecord[]> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -204,16 +196,15 @@ export class StackHarness {
   }
 
   private all(): AppProcess[] {
-    return [...(this.api ? [this.api] : []), ...this.workers];
+    return [...(this.api ? [this.api] : []), ...(this.website ? [this.website] : []), ...this.workers];
   }
 
-  private spawnApp(name: string, app: 'api' | 'worker', env: Record<string, string>): AppProcess {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(APPS_DIR, app, 'src', 'main.ts')], {
-      cwd: join(APPS_DIR, app),
-      env: { ...this.baseEnv(), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    return new AppProcess(name, child);
+  private spawnApp(
+    name: string,
+    app: 'api' | 'worker' | 'payer-sandbox',
+    env: Record<string, string>,
+  ): AppProcess {
+    return new AppProcess(name, spawnApp(app, { ...this.baseEnv(), ...env }));
   }
 
   private baseEnv(): NodeJS.ProcessEnv {
@@ -221,9 +212,9 @@ export class StackHarness {
     // Only what this harness sets: a developer's own configuration must not leak into the apps under test.
     for (const key of Object.keys(configSchema.shape)) delete env[key];
     for (const key of Object.values(TEST_TENANT_ENV)) delete env[key];
+    for (const key of Object.keys(env)) if (key.startsWith('OTEL_')) delete env[key];
     return {
       ...env,
-      TSX_TSCONFIG_PATH: SOURCES_TSCONFIG,
       DATABASE_URL: process.env.DATABASE_URL,
       HOST: '127.0.0.1',
       PRIOR_AUTH_DATA_DIR: this.dataDir,
@@ -233,6 +224,10 @@ export class StackHarness {
       SANDBOX_DECISION_DELAY_SECONDS: '0',
       WORKER_POLL_INTERVAL_MS: '100',
       SHUTDOWN_GRACE_MS: '2000',
+      // A file's cases share one key and poll it concurrently: past the default budget (100 requests a second)
+      // they would be answered 429. The limits themselves are tested in apps/api/test/rate-limits.api.spec.ts.
+      RATE_LIMIT_PER_SECOND: '100000',
+      RATE_LIMIT_BURST: '100000',
     };
   }
 }

@@ -1,6 +1,6 @@
 /**
- * Test doubles and builders for the Authorization aggregate. Excluded from the build; specs in other
- * folders (use cases, persistence) may import them directly.
+ * Test doubles and builders for the Authorization aggregate. Excluded from the build; other packages' tests
+ * import them through `@prior-auth/domain/testing`.
  */
 import type {
   DocumentRequirement,
@@ -45,18 +45,25 @@ export interface TestContext extends AuthorizationContext {
   readonly issuedIds: string[];
 }
 
-export const createTestContext = (start = new Date('2026-03-02T09:00:00.000Z')): TestContext => {
+/**
+ * `evaluate` swaps in another engine (the real one, for adapters' tests); `run` goes into every id, so tests
+ * sharing one database across parallel files never collide.
+ */
+export const createTestContext = (
+  start = new Date('2026-03-02T09:00:00.000Z'),
+  options: { evaluate?: RequirementsEvaluator; run?: string } = {},
+): TestContext => {
   let counter = 0;
   const issuedIds: string[] = [];
   const ctx: TestContext = {
     now: new Date(start.getTime()),
     newId: (prefix: IdPrefix) => {
       counter += 1;
-      const id = `${prefix}_${String(counter).padStart(4, '0')}`;
+      const id = `${prefix}_${options.run ?? ''}${String(counter).padStart(4, '0')}`;
       issuedIds.push(id);
       return id;
     },
-    evaluate: fakeEvaluator,
+    evaluate: options.evaluate ?? fakeEvaluator,
     advance(ms: number) {
       ctx.now = new Date(ctx.now.getTime() + ms);
     },

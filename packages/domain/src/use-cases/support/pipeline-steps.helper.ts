@@ -3,11 +3,19 @@ import { type AuthorizationContext, type PayerReceipt } from '../../authorizatio
 import { type DomainPorts } from '../../ports';
 import { isPayerPortalError, type PortalCase } from '../../ports/payer-portal.port';
 import { type TransactionalPorts } from '../../ports/unit-of-work.port';
+import { signInNeedsHuman } from '../../portal-access/portal-sign-in';
 import { type TenantScope } from '../../shared/scope';
 import { saveAuthorization } from './aggregate-persistence.helper';
 import { authorizationContext } from './authorization-context.factory';
+import { NO_EVIDENCE, PayerEvidence, type StoredEvidence } from './payer-evidence.helper';
 import { buildPortalCase, submissionIdempotencyKey } from './portal-case.factory';
 import { type PipelineSettings, pipelineSettings, WORKER_JOB_TYPES } from './worker-jobs';
+
+/** The receipt naming the confirmation page's file (`details.confirmationFileId`), when one was captured. */
+export const withConfirmation = (receipt: PayerReceipt, evidence: StoredEvidence): PayerReceipt =>
+  evidence.confirmationFileId === null
+    ? receipt
+    : { ...receipt, details: { ...receipt.details, confirmationFileId: evidence.confirmationFileId } };
 
 /** What one worker step did; the worker logs it and acks the job. */
 export type PipelineOutcome =
@@ -30,7 +38,8 @@ export interface StepSnapshot {
   portalCase: PortalCase;
 }
 
-export type PipelineDeps = Pick<DomainPorts, 'unitOfWork' | 'clock' | 'ids' | 'payerPortal'> & {
+/** `blobStore` keeps what the portal captured (payer evidence, decision 0020). */
+export type PipelineDeps = Pick<DomainPorts, 'unitOfWork' | 'clock' | 'ids' | 'payerPortal' | 'blobStore'> & {
   settings?: Partial<PipelineSettings>;
 };
 
@@ -41,9 +50,11 @@ export type PipelineDeps = Pick<DomainPorts, 'unitOfWork' | 'clock' | 'ids' | 'p
  */
 export class PipelineSteps {
   readonly settings: PipelineSettings;
+  readonly evidence: PayerEvidence;
 
   constructor(private readonly deps: PipelineDeps) {
     this.settings = pipelineSettings(deps.settings);
+    this.evidence = new PayerEvidence(deps);
   }
 
   /** Null when the guard fails or a manual handoff owns the case (automation stays out of its lineage). */
@@ -100,15 +111,25 @@ export class PipelineSteps {
     try {
       if (options.reconcileFirst) {
         const found = await this.deps.payerPortal.findSubmission(snapshot.portalCase, { idempotencyKey });
-        if (found !== null) return await this.recordReceipt(scope, snapshot, found);
+        if (found !== null) {
+          // As for a submit: the found request's page is stored first, then linked by the receipt.
+          const evidence = await this.evidence.storeBlobs(scope, snapshot.authorization.id, found.evidence);
+          return await this.recordReceipt(scope, snapshot, found.receipt, evidence);
+        }
       }
       const result = await this.deps.payerPortal.submit(snapshot.portalCase, { idempotencyKey });
-      if ('receipt' in result) return await this.recordReceipt(scope, snapshot, result.receipt);
+      // The bytes first, outside the transaction; an error here retries the job, whose reconciliation
+      // finds the submission rather than making another.
+      const evidence = await this.evidence.storeBlobs(scope, snapshot.authorization.id, result.evidence);
+      if ('receipt' in result) return await this.recordReceipt(scope, snapshot, result.receipt, evidence);
       const written = await this.write(
         scope,
         snapshot.authorization.id,
         this.unchangedSince(snapshot),
-        (a, ctx) => a.requireManualInteraction(result.needsHuman, ctx),
+        async (a, ctx, tx) => {
+          a.requireManualInteraction(result.needsHuman, ctx);
+          await this.evidence.record(tx, evidence);
+        },
       );
       return written === null ? 'superseded' : 'manual_interaction_required';
     } catch (error) {
@@ -118,13 +139,16 @@ export class PipelineSteps {
 
   /**
    * Payer truth wins over version checks: a receipt is recorded whatever else changed, as long as the case
-   * is still processing the same boundary crossing.
+   * is still processing the same boundary crossing. Stored evidence is recorded with it, the receipt naming
+   * the confirmation page's file (`details.confirmationFileId`).
    */
   async recordReceipt(
     scope: TenantScope,
     snapshot: StepSnapshot,
-    receipt: PayerReceipt,
+    found: PayerReceipt,
+    evidence: StoredEvidence = NO_EVIDENCE,
   ): Promise<PipelineOutcome> {
+    const receipt = withConfirmation(found, evidence);
     const key = submissionIdempotencyKey(snapshot.authorization);
     const written = await this.write(
       scope,
@@ -132,6 +156,7 @@ export class PipelineSteps {
       (a) => a.status === 'processing' && submissionIdempotencyKey(a) === key,
       async (a, ctx, tx) => {
         a.recordReceipt(receipt, ctx);
+        await this.evidence.record(tx, evidence);
         await this.schedulePoll(tx, a.id, ctx.now);
       },
     );
@@ -146,13 +171,25 @@ export class PipelineSteps {
     });
   }
 
-  /** Transient portal errors go back to the worker for a retry; permanent ones fail the case. */
+  /**
+   * Transient portal errors go back to the worker for a retry; permanent ones fail the case, except sign-in
+   * failures a person can get past, which wait for a manual handoff (decision 0021).
+   */
   async failOnPermanentError(
     scope: TenantScope,
     snapshot: StepSnapshot,
     error: unknown,
   ): Promise<PipelineOutcome> {
     if (!isPayerPortalError(error) || error.transient) throw error;
+    if (signInNeedsHuman(error.code, snapshot.authorization.finalBoundaryCrossedAt !== null)) {
+      const handed = await this.write(
+        scope,
+        snapshot.authorization.id,
+        (a) => a.status === 'processing',
+        (a, ctx) => a.requireManualInteraction({ reason: error.code, description: error.message }, ctx),
+      );
+      return handed === null ? 'superseded' : 'manual_interaction_required';
+    }
     const written = await this.write(
       scope,
       snapshot.authorization.id,

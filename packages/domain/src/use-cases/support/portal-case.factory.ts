@@ -31,6 +31,7 @@ export async function buildPortalCase(
   );
   return {
     authorizationId: state.id,
+    organizationId: state.organizationId,
     environment: state.environment,
     routeId: state.routeId,
     templateSelection: state.templateSelection,

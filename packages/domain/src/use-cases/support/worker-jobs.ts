@@ -10,6 +10,8 @@ export const WORKER_JOB_TYPES = {
   reconcileHandoff: 'reconcile_handoff',
   /** ExpireManualHandoffUseCase; payload {manualHandoffId} */
   expireHandoff: 'expire_manual_handoff',
+  /** MarkDecisionOverdueUseCase: runs at `decisionDueAt` (docs/decisions/0031-events-and-webhooks.md). */
+  decisionOverdue: 'decision_overdue',
 } as const;
 
 export type WorkerJobType = (typeof WORKER_JOB_TYPES)[keyof typeof WORKER_JOB_TYPES];

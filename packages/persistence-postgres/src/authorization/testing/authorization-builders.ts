@@ -2,114 +2,70 @@ import {
   Authorization,
   evaluateRequirements,
   File,
-  type AuthorizationContext,
   type AuthorizationStatus,
-  type DocumentRequirement,
   type FinalSubmissionPolicy,
-  type IdPrefix,
-  type Payer,
   type PayerDecision,
   type QuestionnaireResponseItem,
   type QuestionnaireTemplate,
   type TenantScope,
 } from '@prior-auth/domain';
+import {
+  completeAnswers,
+  createInput,
+  createTestContext,
+  testDecision,
+  testQuestionnaire,
+  type TestContext,
+} from '@prior-auth/domain/testing';
 import { uniqueSuffix } from '../../unit-of-work/testing/test-tenants';
 
-/** A deterministic context on the real requirements engine; ids are unique across parallel test files. */
-export interface TestContext extends AuthorizationContext {
-  advance(ms: number): void;
-}
+/**
+ * The domain's fixtures on the real requirements engine, stored by the PostgreSQL adapters. Ids are unique across
+ * parallel test files, which share one database.
+ */
+export type { TestContext };
 
-export const testContext = (start = new Date('2026-03-02T09:00:00.000Z')): TestContext => {
-  const run = uniqueSuffix();
-  let counter = 0;
-  const ctx: TestContext = {
-    now: new Date(start.getTime()),
-    newId: (prefix: IdPrefix | string) => `${prefix}_${run}${String((counter += 1)).padStart(4, '0')}`,
-    evaluate: evaluateRequirements,
-    advance(ms: number) {
-      ctx.now = new Date(ctx.now.getTime() + ms);
-    },
+export const testContext = (start?: Date): TestContext =>
+  createTestContext(start, { evaluate: evaluateRequirements, run: uniqueSuffix() });
+
+/** The domain's questionnaire plus what a round trip must keep: a length limit and a decimal range. */
+export const questionnaire = (): QuestionnaireTemplate => {
+  const base = testQuestionnaire();
+  return {
+    ...base,
+    groups: base.groups.map((group) =>
+      group.id === 'patient'
+        ? {
+            ...group,
+            items: group.items.map((item) =>
+              item.linkId === 'patient.memberId' ? { ...item, maxLength: 20 } : item,
+            ),
+          }
+        : {
+            ...group,
+            items: [
+              ...group.items,
+              {
+                linkId: 'request.units',
+                text: 'Units',
+                required: false,
+                answerType: 'decimal',
+                min: '1',
+                max: '10',
+              },
+            ],
+          },
+    ),
   };
-  return ctx;
 };
 
-export const questionnaire = (): QuestionnaireTemplate => ({
-  id: 'tpl_imaging',
-  version: '2026-01',
-  title: 'Outpatient imaging',
-  groups: [
-    {
-      id: 'patient',
-      title: 'Patient',
-      items: [
-        {
-          linkId: 'patient.memberId',
-          text: 'Member ID',
-          required: true,
-          answerType: 'string',
-          maxLength: 20,
-        },
-        { linkId: 'patient.firstName', text: 'First name', required: true, answerType: 'string' },
-        { linkId: 'patient.lastName', text: 'Last name', required: true, answerType: 'string' },
-        { linkId: 'patient.birthDate', text: 'Date of birth', required: true, answerType: 'date' },
-      ],
-    },
-    {
-      id: 'request',
-      title: 'Request',
-      items: [
-        { linkId: 'request.expedited', text: 'Expedited review', required: false, answerType: 'boolean' },
-        {
-          linkId: 'request.units',
-          text: 'Units',
-          required: false,
-          answerType: 'decimal',
-          min: '1',
-          max: '10',
-        },
-      ],
-    },
-  ],
-});
-
-export const clinicalNotes = (): DocumentRequirement => ({
-  type: 'clinical_notes',
-  label: 'Clinical notes',
-  message: 'Attach clinical notes supporting medical necessity.',
-});
-
 export const answers = (): QuestionnaireResponseItem[] => [
-  { linkId: 'patient.memberId', answer: [{ valueString: 'M123456789' }] },
-  { linkId: 'patient.firstName', answer: [{ valueString: 'Ada' }] },
-  { linkId: 'patient.lastName', answer: [{ valueString: 'Lovelace' }] },
-  { linkId: 'patient.birthDate', answer: [{ valueDate: '1980-12-10' }] },
+  ...completeAnswers(),
   { linkId: 'request.units', answer: [{ valueDecimal: 2.5 }] },
 ];
 
-export const payer = (): Payer => ({
-  id: 'payer_uhc',
-  displayName: 'UnitedHealthcare',
-  supportedStates: ['CA', 'NY'],
-  supportedServiceTypes: ['outpatient', 'inpatient'],
-  aliases: ['UHC'],
-  status: 'active',
-  brand: 'UnitedHealth Group',
-  lineOfBusiness: null,
-});
-
-export const decision = (overrides: Partial<PayerDecision> = {}): PayerDecision => ({
-  receivedAt: new Date('2026-03-04T10:00:00.000Z'),
-  outcome: 'approved',
-  authorizationNumber: 'AUTH-42',
-  payerStatusText: 'Approved',
-  effectiveFrom: '2026-03-04',
-  effectiveTo: '2026-06-04',
-  modifications: [],
-  denialReasons: [],
-  details: { source: 'portal' },
-  ...overrides,
-});
+export const decision = (overrides: Partial<PayerDecision> = {}): PayerDecision =>
+  testDecision({ details: { source: 'portal' }, ...overrides });
 
 /** A ready file of the tenant, as the attach use case requires. */
 export const readyFile = (scope: TenantScope, ctx: { now: Date }): File => {
@@ -136,24 +92,12 @@ export const createAuthorization = (
   policy: FinalSubmissionPolicy = 'automatic',
 ) =>
   Authorization.create(
-    {
+    createInput({
       ...scope,
       policy: { finalSubmission: policy },
-      providerNpi: '1234567893',
-      payer: payer(),
-      templateSelection: {
-        payerId: 'payer_uhc',
-        insuranceState: 'CA',
-        serviceType: 'outpatient',
-        serviceCode: '70553',
-        serviceCodeSystem: 'cpt',
-      },
-      routeId: 'route_uhc_ca_outpatient',
-      portalAuthMode: 'automated',
       questionnaire: questionnaire(),
-      documentRequirements: [clinicalNotes()],
       questionnaireResponse: { item: answers() },
-    },
+    }),
     ctx,
   );
 

@@ -9,7 +9,7 @@ import { CATALOG_VERSION } from './catalog-version';
 
 /*
  * Questionnaire templates and document requirements, one per service code, shared by every payer and state
- * that offers the service. Every template has the same `patient` group (decision 12) and `request` group,
+ * that offers the service. Every template has the same `patient` group (decision 0025) and `request` group,
  * then a clinical group specific to the service.
  *
  * Authoring rules (checked by `catalog-data.spec.ts`): linkIds are unique within a template; a condition reads
@@ -17,7 +17,7 @@ import { CATALOG_VERSION } from './catalog-version';
  * lists only codes among the item's options; comparisons use the answer kind of the item they read.
  */
 
-/** linkIds of the patient group every route's questionnaire must carry (decision 12). */
+/** linkIds of the patient group every route's questionnaire must carry (decision 0025). */
 export const PATIENT_LINK_IDS = [
   'patient.memberId',
   'patient.firstName',

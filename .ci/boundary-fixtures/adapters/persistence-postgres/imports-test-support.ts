@@ -1,0 +1,2 @@
+// Deliberate violation: production code loading what only the apps' tests share.
+export { freePort } from '@prior-auth/test-support';

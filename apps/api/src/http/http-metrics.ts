@@ -1,0 +1,49 @@
+import type { RequestHandler } from 'express';
+import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { requestContext } from './request-context';
+
+/** The route pattern a request matched (never the raw path with ids), or `unmatched`. */
+export const routePattern = (req: Parameters<RequestHandler>[0]): string =>
+  req.route?.path
+    ? `${requestContext(req).routeBase ?? req.baseUrl}${String(req.route.path)}`.replace(/(.)\/$/, '$1')
+    : 'unmatched';
+
+export interface HttpMetrics {
+  registry: Registry;
+  /** Observes each request's latency by method, route pattern and status once it is answered. */
+  middleware: RequestHandler;
+  /** `GET /metrics`: the Prometheus text format (docs/decisions/0034-operability.md). */
+  handler: RequestHandler;
+}
+
+/** The API's metrics: request latency by route and status, and the process's own (memory, CPU, event loop). */
+export function createHttpMetrics(): HttpMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'prior_auth_api_' });
+  const duration = new Histogram({
+    name: 'prior_auth_http_request_duration_seconds',
+    help: 'HTTP request latency by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  return {
+    registry,
+    middleware: (req, res, next) => {
+      res.on('finish', () => {
+        const seconds = Number(process.hrtime.bigint() - requestContext(req).startedAt) / 1e9;
+        duration.observe(
+          { method: req.method, route: routePattern(req), status: String(res.statusCode) },
+          seconds,
+        );
+      });
+      next();
+    },
+    handler: (_req, res, next) => {
+      registry.metrics().then((text) => {
+        res.setHeader('Content-Type', registry.contentType);
+        res.status(200).send(text);
+      }, next);
+    },
+  };
+}

@@ -1,0 +1,2 @@
+export * from './route-serviceability';
+export * from './portal-sign-in';

@@ -1,0 +1,20 @@
+import type { ResourceEvent, ResourceEventType } from '../events/resource-event';
+import type { Page } from './authorization.repository.port';
+
+export interface ResourceEventQuery {
+  type?: ResourceEventType;
+  authorizationId?: string;
+  /** 1–100; validated by the caller. */
+  limit: number;
+  /** Opaque cursor from a previous page of the same query. */
+  cursor?: string;
+}
+
+/**
+ * The events of ONE tenant (docs/decisions/0031-events-and-webhooks.md): appended in the transaction of the
+ * change they describe, listed newest first.
+ */
+export interface ResourceEventLog {
+  append(events: ResourceEvent[]): Promise<void>;
+  list(query: ResourceEventQuery): Promise<Page<ResourceEvent>>;
+}

@@ -1,0 +1,346 @@
+import {
+  type Clock,
+  type IdGenerator,
+  type LiveInput,
+  type LiveSessionFrames,
+  type LiveSessionInputs,
+  MANUAL_HANDOFF_TTL_MS,
+  type PortalCase,
+  type RuntimeSessionLedger,
+  type TenantScope,
+} from '@prior-auth/domain';
+import { type CDPSession, type Page } from 'playwright-core';
+
+/** The `provider` of runtime sessions that are a portal run's own browser, shown through live frames. */
+export const BROWSER_RUNTIME_PROVIDER = 'browser';
+
+/** A portal run being shown live: ended (and its frames dropped) when the run ends. */
+export interface LiveRun {
+  sessionId: string;
+  /**
+   * Keeps the run's page for an operator after the run (the portal demands a human, decision 0038): false when
+   * it cannot be kept (no input channel, or the mark could not be written), and the run then ends as usual.
+   */
+  hold(): Promise<boolean>;
+  /** Resolves once a held session is released (its manual handoff closed) or its hold runs out. */
+  whenReleased(): Promise<void>;
+  end(): Promise<void>;
+}
+
+/** Makes each portal run's browser page a live session others can watch (PlaywrightPayerPortal's hook). */
+export interface LiveRunSessions {
+  /** Never fails the run: a session that cannot be shown is reported and the run goes on unwatched. */
+  begin(portalCase: PortalCase, page: Page): Promise<LiveRun | null>;
+}
+
+export interface ScreencastLiveSessionsOptions {
+  ledger: RuntimeSessionLedger;
+  frames: LiveSessionFrames;
+  clock: Clock;
+  ids: IdGenerator;
+  /** At most one frame per this many milliseconds is published (default 250); the newest always follows. */
+  minFrameIntervalMs?: number;
+  /** How often the run looks whether a viewer wants its frames (default 1 s). */
+  watchCheckMs?: number;
+  /**
+   * How long a page kept for an operator stays open at most (default: a manual handoff's lifetime, from the
+   * moment the portal demanded a human).
+   */
+  holdMs?: number;
+  /**
+   * Where a person's input on an interactive view of a session arrives (decision 0038); without it, nothing
+   * sent to a session reaches the page.
+   */
+  inputs?: LiveSessionInputs;
+  /** Told when a session cannot be started or a frame not published (the run itself is unaffected). */
+  onError?: (error: unknown) => void;
+}
+
+const SCREENCAST = { format: 'jpeg', quality: 60, maxWidth: 1100, maxHeight: 900 } as const;
+
+interface ScreencastFrameEvent {
+  data: string;
+  sessionId: number;
+  metadata?: { deviceWidth?: number; deviceHeight?: number };
+}
+
+/** The named keys a person may press on an interactive view; any other key arrives as text. */
+export const LIVE_INPUT_KEYS = [
+  'Enter',
+  'Tab',
+  'Backspace',
+  'Delete',
+  'Escape',
+  'ArrowLeft',
+  'ArrowRight',
+  'ArrowUp',
+  'ArrowDown',
+  'Home',
+  'End',
+] as const;
+
+/**
+ * Live sessions of portal runs (docs/decisions/0033-live-browser-sessions.md): each run's page becomes a
+ * runtime session (a ledger row, provider `browser`) owned by this process. While a viewer wants it, Chromium's
+ * screencast of the page (CDP `Page.startScreencast`) is published frame by frame through `LiveSessionFrames`,
+ * throttled to the newest frame per interval; an unwatched run captures nothing. Ending the run ends the
+ * session in the ledger and tells the viewers.
+ */
+export class ScreencastLiveSessions implements LiveRunSessions {
+  /** The sessions of this process that take input, by id: told when input for them arrives. */
+  private readonly inputHandlers = new Map<string, () => void>();
+  private inputWatch: Promise<() => Promise<void>> | null = null;
+
+  constructor(private readonly options: ScreencastLiveSessionsOptions) {}
+
+  /** Stops listening for input (the process is shutting down). */
+  async close(): Promise<void> {
+    const watch = this.inputWatch;
+    this.inputWatch = null;
+    if (watch) await (await watch.catch(() => async () => undefined))();
+  }
+
+  /**
+   * One LISTEN for the whole process, opened with its first session; a session whose input was announced takes
+   * it. A failed LISTEN is retried with the next session (each session also looks every second).
+   */
+  private listenForInput(inputs: LiveSessionInputs): void {
+    if (this.inputWatch !== null) return;
+    const watch = inputs.watch((sessionId) => this.inputHandlers.get(sessionId)?.());
+    this.inputWatch = watch;
+    watch.catch((error: unknown) => {
+      if (this.inputWatch === watch) this.inputWatch = null;
+      this.options.onError?.(error);
+    });
+  }
+
+  async begin(portalCase: PortalCase, page: Page): Promise<LiveRun | null> {
+    const { ledger, frames, clock, ids } = this.options;
+    const sessionId = ids.newId('rs');
+    const scope = { organizationId: portalCase.organizationId, environment: portalCase.environment };
+    try {
+      await this.endOrphans(scope, portalCase.authorizationId);
+      await ledger.create({
+        scope,
+        id: sessionId,
+        authorizationId: portalCase.authorizationId,
+        provider: BROWSER_RUNTIME_PROVIDER,
+        status: 'active',
+        createdAt: clock.now(),
+      });
+    } catch (error) {
+      this.options.onError?.(error);
+      return null;
+    }
+
+    const interval = this.options.minFrameIntervalMs ?? 250;
+    let cdp: CDPSession | null = null;
+    let pending: { bytes: Buffer; page: string } | null = null;
+    let lastPublishedAt = 0;
+    let timer: NodeJS.Timeout | undefined;
+    let publishing: Promise<void> = Promise.resolve();
+    let ended = false;
+
+    const flush = () => {
+      timer = undefined;
+      const frame = pending;
+      pending = null;
+      if (frame === null) return;
+      lastPublishedAt = Date.now();
+      publishing = publishing.then(() =>
+        frames
+          .publish(sessionId, { ...frame, contentType: 'image/jpeg', capturedAt: clock.now() })
+          .catch((error: unknown) => this.options.onError?.(error)),
+      );
+    };
+    const offer = (frame: { bytes: Buffer; page: string }) => {
+      if (ended) return;
+      pending = frame;
+      if (timer !== undefined) return;
+      const wait = lastPublishedAt + interval - Date.now();
+      if (wait <= 0) flush();
+      else timer = setTimeout(flush, wait);
+    };
+
+    let watched = false;
+    let checking = false;
+    // Chromium's screencast runs from the start (it only encodes when the page paints); the newest picture is
+    // kept here and published only while a viewer wants frames (watched_until, renewed by each viewer).
+    let newest: { bytes: Buffer; page: string } | null = null;
+    const check = async () => {
+      if (checking || ended) return;
+      checking = true;
+      try {
+        const until = await frames.watchedUntil(sessionId);
+        const now = until !== null && until.getTime() > clock.now().getTime();
+        if (now && !watched && newest !== null) {
+          watched = true;
+          offer(newest);
+        }
+        watched = now;
+      } catch (error) {
+        if (!ended) this.options.onError?.(error);
+      } finally {
+        checking = false;
+      }
+    };
+    let poll: NodeJS.Timeout | undefined;
+    // The page's size in CSS pixels as the newest frame showed it: a viewer's pointer fractions map onto it.
+    let shownSize: { width: number; height: number } | null = null;
+
+    // Input from an interactive view (decision 0038), taken in order and dispatched to this page one at a time.
+    const inputs = this.options.inputs;
+    let taking = false;
+    let takeAgain = false;
+    const dispatch = async (input: LiveInput) => {
+      if (input.kind === 'click') {
+        const size = shownSize ?? page.viewportSize();
+        if (size === null || cdp === null) return;
+        const at = { x: input.x * size.width, y: input.y * size.height };
+        await cdp.send('Input.dispatchMouseEvent', { type: 'mouseMoved', ...at });
+        await cdp.send('Input.dispatchMouseEvent', {
+          type: 'mousePressed',
+          ...at,
+          button: 'left',
+          buttons: 1,
+          clickCount: 1,
+        });
+        await cdp.send('Input.dispatchMouseEvent', {
+          type: 'mouseReleased',
+          ...at,
+          button: 'left',
+          buttons: 0,
+          clickCount: 1,
+        });
+      } else if (input.kind === 'key') {
+        if ((LIVE_INPUT_KEYS as readonly string[]).includes(input.key)) await page.keyboard.press(input.key);
+      } else if (cdp !== null) {
+        await cdp.send('Input.insertText', { text: input.text });
+      }
+    };
+    const takeInput = async (): Promise<void> => {
+      if (inputs === undefined || ended) return;
+      if (taking) {
+        takeAgain = true;
+        return;
+      }
+      taking = true;
+      try {
+        do {
+          takeAgain = false;
+          for (const { input } of await inputs.take(sessionId)) {
+            if (ended) return;
+            await dispatch(input).catch((error: unknown) => this.options.onError?.(error));
+          }
+        } while (takeAgain && !ended);
+      } catch (error) {
+        if (!ended) this.options.onError?.(error);
+      } finally {
+        taking = false;
+      }
+    };
+    if (inputs !== undefined) {
+      this.inputHandlers.set(sessionId, () => void takeInput());
+      this.listenForInput(inputs);
+    }
+
+    try {
+      cdp = await page.context().newCDPSession(page);
+      const session = cdp;
+      session.on('Page.screencastFrame', (event: ScreencastFrameEvent) => {
+        void session.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => undefined);
+        const shown = pathOf(page.url());
+        // The blank page a run starts on (and browser error pages) are not the portal: nothing to show.
+        if (shown === '') return;
+        const { deviceWidth, deviceHeight } = event.metadata ?? {};
+        if (deviceWidth && deviceHeight) shownSize = { width: deviceWidth, height: deviceHeight };
+        newest = { bytes: Buffer.from(event.data, 'base64'), page: shown };
+        if (watched) offer(newest);
+      });
+      await session.send('Page.startScreencast', SCREENCAST);
+      poll = setInterval(() => {
+        void check();
+        // Input announced while the LISTEN connection was being replaced is taken here.
+        void takeInput();
+      }, this.options.watchCheckMs ?? 1_000);
+      poll.unref();
+      void check();
+    } catch (error) {
+      this.options.onError?.(error);
+    }
+
+    let heldUntil: Date | null = null;
+    return {
+      sessionId,
+      hold: async () => {
+        if (inputs === undefined || ended) return false;
+        const until = new Date(clock.now().getTime() + (this.options.holdMs ?? MANUAL_HANDOFF_TTL_MS));
+        try {
+          await inputs.hold(sessionId, until);
+          heldUntil = until;
+          return true;
+        } catch (error) {
+          this.options.onError?.(error);
+          return false;
+        }
+      },
+      whenReleased: async () => {
+        const until = heldUntil;
+        if (until === null) return;
+        const every = this.options.watchCheckMs ?? 1_000;
+        while (!ended && !page.isClosed() && clock.now().getTime() < until.getTime()) {
+          const session = await ledger.find(sessionId).catch((error: unknown) => {
+            this.options.onError?.(error);
+            return undefined;
+          });
+          if (session === null || session?.status === 'ended') return;
+          await new Promise((resume) => setTimeout(resume, every));
+        }
+      },
+      end: async () => {
+        if (ended) return;
+        clearInterval(poll);
+        this.inputHandlers.delete(sessionId);
+        // The last picture still goes out to a viewer, so it sees where the run stopped.
+        clearTimeout(timer);
+        flush();
+        ended = true;
+        await cdp?.send('Page.stopScreencast').catch(() => undefined);
+        await cdp?.detach().catch(() => undefined);
+        await publishing;
+        try {
+          await ledger.end(sessionId, clock.now());
+          await frames.close(sessionId);
+        } catch (error) {
+          this.options.onError?.(error);
+        }
+      },
+    };
+  }
+
+  /**
+   * A case's portal runs normally follow one another, so a browser session of the case still marked live when
+   * a new run starts belongs to a run that can no longer end it (its worker died): it is ended now, so the case
+   * does not keep showing a live session nobody runs. Should two runs of a case ever overlap, the older one's
+   * view just ends early (its own end still drops its frames). Stops at a session of another provider (a
+   * manual handoff's).
+   */
+  private async endOrphans(scope: TenantScope, authorizationId: string): Promise<void> {
+    for (;;) {
+      const live = await this.options.ledger.findLive(scope, authorizationId);
+      if (live === null || live.provider !== BROWSER_RUNTIME_PROVIDER) return;
+      await this.options.ledger.end(live.id, this.options.clock.now());
+      await this.options.frames.close(live.id);
+    }
+  }
+}
+
+/** The page's path: what a viewer is told about where the run is (no query: it may carry case data). */
+function pathOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.pathname : '';
+  } catch {
+    return '';
+  }
+}

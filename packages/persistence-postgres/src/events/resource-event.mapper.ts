@@ -1,0 +1,59 @@
+import type { ResourceEvent, ResourceEventType, ResourceSnapshot } from '@prior-auth/domain';
+import type { ResourceEventRow } from './resource-event.entity';
+
+/*
+ * A snapshot is a resource's state: plain data with Dates in it. JSON has no dates, so each Date is stored
+ * as `{"$date": "<ISO>"}` and revived on read; everything else is stored as it is.
+ */
+const DATE_TAG = '$date';
+
+export function encodeSnapshot(value: unknown): unknown {
+  if (value instanceof Date) return { [DATE_TAG]: value.toISOString() };
+  if (Array.isArray(value)) return value.map(encodeSnapshot);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, encodeSnapshot(v)]),
+    );
+  }
+  return value;
+}
+
+export function decodeSnapshot(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(decodeSnapshot);
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    const [first] = entries;
+    if (
+      entries.length === 1 &&
+      first !== undefined &&
+      first[0] === DATE_TAG &&
+      typeof first[1] === 'string'
+    ) {
+      return new Date(first[1]);
+    }
+    return Object.fromEntries(entries.map(([k, v]) => [k, decodeSnapshot(v)]));
+  }
+  return value;
+}
+
+export const toResourceEventRow = (event: ResourceEvent): Omit<ResourceEventRow, 'sequence'> => ({
+  id: event.id,
+  organization_id: event.organizationId,
+  environment: event.environment,
+  type: event.type,
+  authorization_id: event.authorizationId,
+  created_at: event.createdAt,
+  snapshot: encodeSnapshot(event.snapshot),
+});
+
+export const toResourceEvent = (row: ResourceEventRow): ResourceEvent => ({
+  id: row.id,
+  type: row.type as ResourceEventType,
+  organizationId: row.organization_id,
+  environment: row.environment,
+  authorizationId: row.authorization_id,
+  createdAt: row.created_at,
+  snapshot: decodeSnapshot(row.snapshot) as ResourceSnapshot,
+});

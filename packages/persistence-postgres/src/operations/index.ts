@@ -1,0 +1,2 @@
+export * from './readiness-check';
+export * from './operational-metrics.query';
