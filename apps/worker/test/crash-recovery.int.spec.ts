@@ -252,7 +252,7 @@ describe('a worker killed on the final attempt of a job', () => {
     const events = await h.eventTypes(ready.id);
     expect(events.filter((e) => e === 'authorization.receipt_recorded')).toHaveLength(1);
 
-    const jobs = await h.jobs(ready.id);
+    const jobs = await h.settledJobs(ready.id);
     const types = jobs.map((j) => j.type);
     expect(types.slice(0, 2)).toEqual(['process', 'reconcile']);
     // The poll and the due-date job (docs/decisions/0031-events-and-webhooks.md) come with the receipt.

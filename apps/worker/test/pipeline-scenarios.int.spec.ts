@@ -50,16 +50,6 @@ async function confirmThroughSubmission(authorizationId: string, policy: FinalSu
   }
 }
 
-/** The case's jobs once none is still running. */
-async function settledJobs(authorizationId: string) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const jobs = await h.jobs(authorizationId);
-    if (jobs.every((job) => job.state !== 'active') || Date.now() > deadline) return jobs;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const PDF_MAGIC = Buffer.from('%PDF-');
 
@@ -152,7 +142,7 @@ describe.each(POLICIES)('policy %s', (policy) => {
     expect(await submissionsAtPayer(attempts[0]!.idempotencyKey!)).toBe(0);
     // The use case failed the case: its job completed, it was not retried. The job is marked done just after
     // the case's commit shows.
-    for (const job of await settledJobs(ready.id)) {
+    for (const job of await h.settledJobs(ready.id)) {
       expect(job).toMatchObject({ type: 'process', attempts: 1, state: 'completed' });
     }
   });

@@ -97,7 +97,7 @@ describe('failures', () => {
       await PayerWebsite.submissionCount(h.dataSource, flaky.submissions(ready.id)[0]!.idempotencyKey!),
     ).toBe(1);
 
-    const jobs = await h.jobs(ready.id);
+    const jobs = await h.settledJobs(ready.id);
     // The receipt's transaction creates the poll and the due-date check together: their order is not defined.
     expect(jobs.map((j) => [j.type, j.attempts, j.state]).sort()).toEqual(
       [
@@ -178,7 +178,7 @@ describe('failures', () => {
     expect(flaky.callsTo('submit', ready.id).map((c) => c.result)).toEqual(['error', 'ok']);
     expect(new Set(keys).size).toBe(1);
     expect(flaky.callsTo('findSubmission', ready.id)).toHaveLength(1); // asked before submitting again
-    const jobs = await h.jobs(ready.id);
+    const jobs = await h.settledJobs(ready.id);
     const types = jobs.map((j) => j.type);
     expect(types.slice(0, 2)).toEqual(['process', 'reconcile']);
     // The poll and the due-date job (docs/decisions/0031-events-and-webhooks.md) come with the receipt.

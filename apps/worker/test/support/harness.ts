@@ -424,6 +424,19 @@ export class Harness {
     );
   }
 
+  /**
+   * The case's jobs once none is still running: a job's handler commits the case before pg-boss marks the job
+   * completed, so a case seen settled may still have its last job `active` for a moment.
+   */
+  async settledJobs(authorizationId: string, timeoutMs = 20_000): Promise<JobRow[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const jobs = await this.jobs(authorizationId);
+      if (jobs.every((job) => job.state !== 'active') || Date.now() > deadline) return jobs;
+      await sleep(50);
+    }
+  }
+
   /** The given-up queue's jobs of this tenant: what pg-boss dead-lettered, with the source's last output. */
   async givenUp(authorizationId?: string): Promise<GivenUpRow[]> {
     return this.dataSource.query(
