@@ -145,7 +145,7 @@ export async function createTestApp(
       await blobStorage.close();
       await jobBoss.stop({ graceful: false });
       await dataSource.destroy();
-      await rm(blobDirectory, { recursive: true, force: true });
+      await rm(blobDirectory, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }

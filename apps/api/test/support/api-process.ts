@@ -50,7 +50,7 @@ export class ApiProcess {
       return started;
     } catch (error) {
       child.kill('SIGKILL');
-      await rm(dataDir, { recursive: true, force: true });
+      await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
       throw error;
     }
   }
@@ -63,7 +63,7 @@ export class ApiProcess {
       await exited;
       clearTimeout(timer);
     }
-    await rm(this.dataDir, { recursive: true, force: true });
+    await rm(this.dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 
   private answering(): Promise<void> {

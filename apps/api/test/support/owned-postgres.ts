@@ -47,7 +47,7 @@ export class OwnedPostgres {
   async dispose(): Promise<void> {
     if (this.child.connected) await command(this.child, 'stop');
     this.child.disconnect();
-    await rm(this.dataDir, { recursive: true, force: true });
+    await rm(this.dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
 

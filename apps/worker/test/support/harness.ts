@@ -471,7 +471,8 @@ export class Harness {
     this.workers.length = 0;
     await this.boss.stop({ graceful: false });
     await this.dataSource.destroy();
-    await rm(this.blobs.root, { recursive: true, force: true });
+    // A step a stopped worker released may still be writing its evidence here: rm retries until it is done.
+    await rm(this.blobs.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
 

@@ -160,7 +160,7 @@ export class StackHarness {
   async stop(): Promise<void> {
     await Promise.all(this.all().map((app) => app.stop()));
     process.off('exit', this.killOnExit);
-    rmSync(this.dataDir, { recursive: true, force: true });
+    rmSync(this.dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 
   /** Fails with the apps' last log lines when one of them died. */
