@@ -1,8 +1,4 @@
-import { importFhirQuestionnaireWithWarnings } from '@prior-auth/domain';
-import { importRouteTemplate } from '@prior-auth/persistence-postgres';
-import request from 'supertest';
-import { client, type Client } from './authorization-helpers';
-import { createTestApp, type TestApp, type TestTenant } from './test-app';
+import { importedFormRoute, type ImportedFormRoute } from './support/imported-form-route';
 
 /**
  * Answers of the value types a FHIR form can ask for beyond the five basic ones (docs/decisions/0018), sent
@@ -40,13 +36,6 @@ const FORM = {
   ],
 };
 
-const PATIENT = [
-  { linkId: 'patient.memberId', answer: [{ valueString: 'M123456789' }] },
-  { linkId: 'patient.firstName', answer: [{ valueString: 'Ada' }] },
-  { linkId: 'patient.lastName', answer: [{ valueString: 'Lovelace' }] },
-  { linkId: 'patient.birthDate', answer: [{ valueDate: '1980-12-10' }] },
-];
-
 const GOOD_ANSWERS = [
   { linkId: 'visits', answer: [{ valueInteger: 3 }] },
   {
@@ -58,36 +47,17 @@ const GOOD_ANSWERS = [
 ];
 
 describe('answers of imported FHIR value types', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  let api: Client;
+  let route: ImportedFormRoute;
   beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await t.createTenant();
-    api = client(t.app, tenant.keys.sandbox);
-    const { template } = importFhirQuestionnaireWithWarnings(FORM);
-    await importRouteTemplate(t.dataSource, {
-      templateSelection: SELECTION,
-      questionnaire: template,
-      documentRequirements: [],
-    });
+    route = await importedFormRoute(FORM, SELECTION);
   });
-  afterAll(() => t.close());
+  afterAll(() => route.close());
 
-  const create = (answers: unknown[]) =>
-    api.create({
-      providerNpi: tenant.npi,
-      templateSelection: SELECTION,
-      policy: { finalSubmission: 'automatic' },
-      questionnaireResponse: { item: [...PATIENT, ...answers] },
-    });
+  const create = (answers: unknown[]) => route.create(answers);
 
   it('describes the value types, units and bounds of the route’s items', async () => {
-    const res = await request(t.app)
-      .get('/v1/prior-auth/routes?payerId=payer_uhc&insuranceState=CA&serviceCode=K9999')
-      .set('Authorization', `Bearer ${tenant.keys.sandbox}`)
-      .expect(200);
-    const items = res.body.data[0].questionnaire.flatMap((group: { items: unknown[] }) => group.items);
+    const questionnaire = await route.routeQuestionnaire();
+    const items = questionnaire.flatMap((group) => group.items);
     expect(items).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ linkId: 'visits', answerType: 'decimal', valueType: 'integer' }),

@@ -1,8 +1,4 @@
-import { importFhirQuestionnaireWithWarnings } from '@prior-auth/domain';
-import { importRouteTemplate } from '@prior-auth/persistence-postgres';
-import request from 'supertest';
-import { client, type Client } from './authorization-helpers';
-import { createTestApp, type TestApp, type TestTenant } from './test-app';
+import { importedFormRoute, type ImportedFormRoute } from './support/imported-form-route';
 
 /**
  * Answers tied to their repeating-group instance (docs/decisions/0036), sent through the API to a route
@@ -58,13 +54,6 @@ const FORM = {
   ],
 };
 
-const PATIENT = [
-  { linkId: 'patient.memberId', answer: [{ valueString: 'M123456789' }] },
-  { linkId: 'patient.firstName', answer: [{ valueString: 'Ada' }] },
-  { linkId: 'patient.lastName', answer: [{ valueString: 'Lovelace' }] },
-  { linkId: 'patient.birthDate', answer: [{ valueDate: '1980-12-10' }] },
-];
-
 const at = (linkId: string, instance: number, answer: unknown) => ({ linkId, instance, answer: [answer] });
 
 const TWO_DEVICES = [
@@ -80,46 +69,27 @@ const where = (entries: Entry[]) =>
   entries.map((entry) => `${entry.linkId ?? entry.field}@${String(entry.instance)}`).sort();
 
 describe('answers of a repeating group, per instance', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  let api: Client;
+  let route: ImportedFormRoute;
   beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await t.createTenant();
-    api = client(t.app, tenant.keys.sandbox);
-    const { template } = importFhirQuestionnaireWithWarnings(FORM);
-    await importRouteTemplate(t.dataSource, {
-      templateSelection: SELECTION,
-      questionnaire: template,
-      documentRequirements: [],
-    });
+    route = await importedFormRoute(FORM, SELECTION);
   });
-  afterAll(() => t.close());
+  afterAll(() => route.close());
 
-  const create = (answers: unknown[]) =>
-    api.create({
-      providerNpi: tenant.npi,
-      templateSelection: SELECTION,
-      policy: { finalSubmission: 'automatic' },
-      questionnaireResponse: { item: [...PATIENT, ...answers] },
-    });
+  const create = (answers: unknown[]) => route.create(answers);
   const patch = (id: string, version: number, items: unknown[]) =>
-    api.patch(id, `"${version}"`, { questionnaireResponse: { item: items } });
+    route.api.patch(id, `"${version}"`, { questionnaireResponse: { item: items } });
 
   it('names the repeating group on the route’s items inside it and keeps its display text', async () => {
-    const res = await request(t.app)
-      .get('/v1/prior-auth/routes?payerId=payer_uhc&insuranceState=CA&serviceCode=K9998')
-      .set('Authorization', `Bearer ${tenant.keys.sandbox}`)
-      .expect(200);
-    const items = res.body.data[0].questionnaire.flatMap((group: { items: unknown[] }) => group.items);
-    const byLinkId = new Map(items.map((item: { linkId: string }) => [item.linkId, item]));
+    const questionnaire = await route.routeQuestionnaire();
+    const items = questionnaire.flatMap((group) => group.items);
+    const byLinkId = new Map(items.map((item) => [item.linkId, item]));
     expect(byLinkId.get('devices.name')).toEqual(
       expect.objectContaining({ repeatingGroup: { linkId: 'devices', text: 'Devices' } }),
     );
     expect(byLinkId.get('devices.name')).not.toHaveProperty('repeats');
     expect(byLinkId.get('history.therapy')).not.toHaveProperty('repeatingGroup');
-    const devices = res.body.data[0].questionnaire.find((group: { id: string }) => group.id === 'devices');
-    expect(devices.displays).toEqual([
+    const devices = questionnaire.find((group) => group.id === 'devices');
+    expect(devices?.displays).toEqual([
       { linkId: 'devices.note', text: 'One entry per device in use', position: 0 },
     ]);
   });
@@ -144,7 +114,7 @@ describe('answers of a repeating group, per instance', () => {
     ]).expect(200);
     expect(renamed.body.status).toBe('requires_confirmation');
 
-    const read = await api.get(created.body.id).expect(200);
+    const read = await route.api.get(created.body.id).expect(200);
     const names = read.body.questionnaireResponse.item.filter(
       (item: Entry) => item.linkId === 'devices.name',
     );
