@@ -1,4 +1,5 @@
 import { PayerPortalError, type QuestionnaireItemTemplate } from '@prior-auth/domain';
+import { generateSync } from 'otplib';
 import { type Page } from 'playwright-core';
 import {
   type PayerSitePage,
@@ -65,12 +66,19 @@ const transient = (code: string, message: string, details: Record<string, unknow
   new PayerPortalError(code, message, { transient: true, details });
 
 /**
- * The current one-time code. otplib is loaded on first use: its dependencies are ES modules only, which the
- * Jest runtime of every suite importing this package would otherwise have to transform.
+ * The current one-time code, or the MFA issue a secret that cannot make one is. otplib is imported with this
+ * module, never loaded mid-run: a module load at sign-in can fail for reasons that have nothing to do with the
+ * secret (a test runner refuses loads between its tests), and every failure here reads as the customer's.
  */
-async function totpCode(secret: string): Promise<string> {
-  const { generateSync } = await import('otplib');
-  return generateSync({ secret });
+function totpCode(secret: string): string {
+  try {
+    return generateSync({ secret });
+  } catch (error) {
+    throw permanent(
+      'credential_or_mfa_issue',
+      `The stored authenticator secret cannot make a one-time code: ${error instanceof Error ? error.message : String(error)}.`,
+    );
+  }
 }
 
 /** The page script of the simulated payer website. */
@@ -89,13 +97,7 @@ export class SandboxPayerSitePage implements PayerSitePage {
         'The payer portal asks for a one-time code and no authenticator secret is stored.',
       );
     }
-    const code = await totpCode(credentials.totpSecret).catch((error: unknown) => {
-      throw permanent(
-        'credential_or_mfa_issue',
-        `The stored authenticator secret cannot make a one-time code: ${error instanceof Error ? error.message : String(error)}.`,
-      );
-    });
-    await this.fill(page, SELECTORS.code, code);
+    await this.fill(page, SELECTORS.code, totpCode(credentials.totpSecret));
     await this.click(page, SELECTORS.verify, ['choose-provider']);
   }
 
