@@ -54,8 +54,6 @@ const SELECTORS = {
 } as const;
 
 const lastStatus = new WeakMap<Page, number>();
-/** How long a loaded page without a name is given to become one (see `arrive`). */
-const UNNAMED_PAGE_WAIT_MS = 3_000;
 
 const pageName = async (page: Page): Promise<string> =>
   (await page.evaluate(() => document.body?.getAttribute('data-page') ?? null).catch(() => null)) ?? '';
@@ -351,12 +349,12 @@ export class SandboxPayerSitePage implements PayerSitePage {
     // Read at once from the loaded page: a locator would wait (and, timing out on a busy machine, read as a
     // changed page, a permanent error).
     let name = await pageName(page);
-    if (name === '') {
+    if (name === '' && !page.url().startsWith('chrome-error://') && (lastStatus.get(page) ?? 0) < 500) {
       // A document being replaced by a late navigation (its context destroyed) or not parsed yet reads as no
-      // page: wait briefly for the one that loads before calling it unrecognised.
-      await page
-        .waitForSelector('body[data-page]', { state: 'attached', timeout: UNNAMED_PAGE_WAIT_MS })
-        .catch(() => undefined);
+      // page: wait for the one that loads, as long as a page load may take (the run's navigation timeout), before
+      // calling it unrecognised. A fixed few seconds ran out on a loaded machine and failed a case as a changed
+      // portal, a permanent error.
+      await page.waitForSelector('body[data-page]', { state: 'attached' }).catch(() => undefined);
       name = await pageName(page);
     }
     if (expected.includes(name)) {
