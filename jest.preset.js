@@ -18,7 +18,7 @@ module.exports = (packageDir, overrides = {}) => ({
         sourceMaps: 'inline',
       },
     ],
-    // pg-boss and two of its dependencies ship only ES modules, which Jest's CommonJS runtime cannot load.
+    // The ES-module-only packages transformIgnorePatterns lets through.
     '^.+\\.js$': [
       '@swc/jest',
       {
@@ -27,8 +27,11 @@ module.exports = (packageDir, overrides = {}) => ({
       },
     ],
   },
+  // Transformed although installed: packages that ship only ES modules, which Jest's CommonJS runtime cannot
+  // load: pg-boss and two of its dependencies, and otplib's base32 and hash dependencies (the payer portal's
+  // page script imports otplib, so every suite that imports the payer-portal package loads them).
   transformIgnorePatterns: [
-    '/node_modules/(?!(\\.pnpm/[^/]+/node_modules/)?(pg-boss|serialize-error|non-error)/)',
+    '/node_modules/(?!(\\.pnpm/[^/]+/node_modules/)?(pg-boss|serialize-error|non-error|@scure|@noble)/)',
   ],
   moduleNameMapper: {
     '^@prior-auth/([a-z-]+)$': path.join(__dirname, 'packages/$1/src'),

@@ -6,9 +6,4 @@ module.exports = require('../../jest.preset.js')(__dirname, {
   // Starting an app (its pool, pg-boss, migrations checked) takes seconds on a loaded 2-core machine; the
   // default 5 s failed hooks there. Tests that run cases through the browser set longer limits.
   testTimeout: 30_000,
-  // Pipeline steps sign in at the simulated payer website (test/pipeline-helpers.ts): otplib's base32 and hash
-  // dependencies ship only ES modules, which Jest's CommonJS runtime loads only once transformed.
-  transformIgnorePatterns: [
-    '/node_modules/(?!(\\.pnpm/[^/]+/node_modules/)?(pg-boss|serialize-error|non-error|@scure|@noble)/)',
-  ],
 });

@@ -5,11 +5,6 @@ module.exports = require('../../jest.preset.js')(__dirname, {
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   maxWorkers: 1,
   maxConcurrency: 32,
-  // The manual-handoff test's operator signs in at the simulated payer website: otplib's base32 and hash
-  // dependencies ship only ES modules, which Jest's CommonJS runtime loads only once transformed.
-  transformIgnorePatterns: [
-    '/node_modules/(?!(\\.pnpm/[^/]+/node_modules/)?(pg-boss|serialize-error|non-error|@scure|@noble)/)',
-  ],
   // Every portal run goes through a real browser (decision 0022).
   testTimeout: 180_000,
 });

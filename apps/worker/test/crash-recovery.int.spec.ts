@@ -185,7 +185,7 @@ it('a worker killed mid-submission is replaced: the case completes with one subm
   expect(events.filter((e) => e === 'authorization.final_boundary_crossed')).toHaveLength(1);
   expect(events.filter((e) => e === 'authorization.receipt_recorded')).toHaveLength(1);
 
-  const [process] = await h.jobs(ready.id);
+  const [process] = await h.settledJobs(ready.id);
   expect(process).toMatchObject({ type: 'process', attempts: 2, state: 'completed' });
   expect(survivor.settled.find((s) => s.job.id === process!.id)?.settlement).toMatchObject({
     status: 'completed',
@@ -203,17 +203,6 @@ async function confirmOnFinalAttempt(memberId: string) {
     ready.id,
   ]);
   return ready;
-}
-
-/** The case's given-up jobs once each has recorded its consequence. */
-async function givenUpOnceSettled(authorizationId: string) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const rows = await h.givenUp(authorizationId);
-    if (rows.length > 0 && rows.every((row) => row.output !== null)) return rows;
-    if (Date.now() > deadline) return rows;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 async function kill(worker: ChildProcess): Promise<void> {
@@ -259,7 +248,7 @@ describe('a worker killed on the final attempt of a job', () => {
     expect(types.slice(2).sort()).toEqual(['decision_overdue', 'poll_decision']);
     expect(jobs[0]).toMatchObject({ attempts: 1, state: 'failed' });
     expect(jobs[1]).toMatchObject({ state: 'completed' });
-    expect(await givenUpOnceSettled(ready.id)).toMatchObject([
+    expect(await h.settledGivenUp(ready.id)).toMatchObject([
       { source_name: 'process', state: 'completed', output: { consequence: 'reconcile_scheduled' } },
     ]);
     expect(
@@ -291,7 +280,7 @@ describe('a worker killed on the final attempt of a job', () => {
     const [process] = await h.jobs(ready.id);
     expect(process).toMatchObject({ state: 'failed' });
     // The given-up job is marked done once its consequence committed, just after the case shows it.
-    expect(await givenUpOnceSettled(ready.id)).toMatchObject([
+    expect(await h.settledGivenUp(ready.id)).toMatchObject([
       { source_name: 'process', output: { consequence: 'case_failed' } },
     ]);
   }, 150_000);
@@ -322,6 +311,6 @@ it('SIGTERM past the grace period releases the running job without using up its 
   const key = `${ready.id}:${crossed.finalBoundaryCrossedAt!.getTime().toString(36)}`;
   expect(spy.callsTo('submit', ready.id).map((c) => c.idempotencyKey)).toEqual([key]);
   expect(await submissionsAtPayer(key)).toBe(1);
-  const [process] = await h.jobs(ready.id);
+  const [process] = await h.settledJobs(ready.id);
   expect(process).toMatchObject({ attempts: 2, max_attempts: 2, state: 'completed' });
 }, 150_000);

@@ -72,8 +72,9 @@ describe('wake-ups', () => {
     const done = await h.waitForStatus(ready.id, 'completed');
     expect(done.outcome).toBe('approved');
     // The job was taken at once (its first portal call), not after a poll interval; the browser runs after
-    // that take what they take.
-    expect(firstPortalCall! - confirmed).toBeLessThan(3_000);
+    // that take what they take. A loaded machine can take seconds to reach the call: a third of the interval
+    // still tells the two apart.
+    expect(firstPortalCall! - confirmed).toBeLessThan(IDLE / 3);
   });
 });
 
@@ -159,7 +160,7 @@ describe('failures', () => {
     const [process] = await h.jobs(ready.id);
     expect(process).toMatchObject({ attempts: 2, state: 'failed' });
     expect(process!.output?.error).toMatch(/^payer_portal_timeout:/);
-    expect(await h.givenUp(ready.id)).toMatchObject([
+    expect(await h.settledGivenUp(ready.id)).toMatchObject([
       { source_name: 'process', state: 'completed', output: { consequence: 'case_failed' } },
     ]);
   });
@@ -229,7 +230,7 @@ describe('heartbeats', () => {
     expect(done.outcome).toBe('approved');
     expect(slow.callsTo('submit', ready.id)).toHaveLength(1);
     expect(slow.callsTo('findSubmission', ready.id)).toEqual([]); // no second run asking the payer first
-    const [process] = await h.jobs(ready.id);
+    const [process] = await h.settledJobs(ready.id);
     expect(process).toMatchObject({ type: 'process', attempts: 1, state: 'completed' });
     const settlements = workers.flatMap((w) => w.settled).filter((s) => s.job.id === process!.id);
     expect(settlements.map((s) => s.settlement)).toEqual([
@@ -273,7 +274,7 @@ describe('shutdown', () => {
     const keys = spy.callsTo('submit', ready.id).map((c) => c.idempotencyKey);
     expect(new Set(keys).size).toBe(1); // a repeat under the same key is the same submission at the payer
     expect(await PayerWebsite.submissionCount(h.dataSource, keys[0]!)).toBe(1);
-    const [process] = await h.jobs(ready.id);
+    const [process] = await h.settledJobs(ready.id);
     expect(process).toMatchObject({ attempts: 2, max_attempts: 2, state: 'completed' });
     const events = await h.eventTypes(ready.id);
     expect(events.filter((e) => e === 'authorization.receipt_recorded')).toHaveLength(1);

@@ -448,6 +448,20 @@ export class Harness {
     );
   }
 
+  /**
+   * The case's given-up jobs once each is marked done: the resolving handler commits the case before pg-boss
+   * completes its job, so a case seen settled may still have its given-up job unfinished for a moment.
+   */
+  async settledGivenUp(authorizationId: string, timeoutMs = 20_000): Promise<GivenUpRow[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const rows = await this.givenUp(authorizationId);
+      const done = rows.length > 0 && rows.every((row) => row.state === 'completed' && row.output !== null);
+      if (done || Date.now() > deadline) return rows;
+      await sleep(50);
+    }
+  }
+
   /** Types of the domain events recorded for an authorization, in order. */
   async eventTypes(authorizationId: string): Promise<string[]> {
     const rows: Array<{ type: string }> = await this.dataSource.query(

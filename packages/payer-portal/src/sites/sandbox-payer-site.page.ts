@@ -1,4 +1,5 @@
 import { PayerPortalError, type QuestionnaireItemTemplate } from '@prior-auth/domain';
+import { generateSync } from 'otplib';
 import { type Page } from 'playwright-core';
 import {
   type PayerSitePage,
@@ -53,8 +54,6 @@ const SELECTORS = {
 } as const;
 
 const lastStatus = new WeakMap<Page, number>();
-/** How long a loaded page without a name is given to become one (see `arrive`). */
-const UNNAMED_PAGE_WAIT_MS = 3_000;
 
 const pageName = async (page: Page): Promise<string> =>
   (await page.evaluate(() => document.body?.getAttribute('data-page') ?? null).catch(() => null)) ?? '';
@@ -65,12 +64,19 @@ const transient = (code: string, message: string, details: Record<string, unknow
   new PayerPortalError(code, message, { transient: true, details });
 
 /**
- * The current one-time code. otplib is loaded on first use: its dependencies are ES modules only, which the
- * Jest runtime of every suite importing this package would otherwise have to transform.
+ * The current one-time code, or the MFA issue a secret that cannot make one is. otplib is imported with this
+ * module, never loaded mid-run: a module load at sign-in can fail for reasons that have nothing to do with the
+ * secret (a test runner refuses loads between its tests), and every failure here reads as the customer's.
  */
-async function totpCode(secret: string): Promise<string> {
-  const { generateSync } = await import('otplib');
-  return generateSync({ secret });
+function totpCode(secret: string): string {
+  try {
+    return generateSync({ secret });
+  } catch (error) {
+    throw permanent(
+      'credential_or_mfa_issue',
+      `The stored authenticator secret cannot make a one-time code: ${error instanceof Error ? error.message : String(error)}.`,
+    );
+  }
 }
 
 /** The page script of the simulated payer website. */
@@ -89,13 +95,7 @@ export class SandboxPayerSitePage implements PayerSitePage {
         'The payer portal asks for a one-time code and no authenticator secret is stored.',
       );
     }
-    const code = await totpCode(credentials.totpSecret).catch((error: unknown) => {
-      throw permanent(
-        'credential_or_mfa_issue',
-        `The stored authenticator secret cannot make a one-time code: ${error instanceof Error ? error.message : String(error)}.`,
-      );
-    });
-    await this.fill(page, SELECTORS.code, code);
+    await this.fill(page, SELECTORS.code, totpCode(credentials.totpSecret));
     await this.click(page, SELECTORS.verify, ['choose-provider']);
   }
 
@@ -349,12 +349,12 @@ export class SandboxPayerSitePage implements PayerSitePage {
     // Read at once from the loaded page: a locator would wait (and, timing out on a busy machine, read as a
     // changed page, a permanent error).
     let name = await pageName(page);
-    if (name === '') {
+    if (name === '' && !page.url().startsWith('chrome-error://') && (lastStatus.get(page) ?? 0) < 500) {
       // A document being replaced by a late navigation (its context destroyed) or not parsed yet reads as no
-      // page: wait briefly for the one that loads before calling it unrecognised.
-      await page
-        .waitForSelector('body[data-page]', { state: 'attached', timeout: UNNAMED_PAGE_WAIT_MS })
-        .catch(() => undefined);
+      // page: wait for the one that loads, as long as a page load may take (the run's navigation timeout), before
+      // calling it unrecognised. A fixed few seconds ran out on a loaded machine and failed a case as a changed
+      // portal, a permanent error.
+      await page.waitForSelector('body[data-page]', { state: 'attached' }).catch(() => undefined);
       name = await pageName(page);
     }
     if (expected.includes(name)) {
