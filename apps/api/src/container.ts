@@ -52,7 +52,6 @@ import {
   KeysetCursors,
   PostgresWebhookDeliveries,
   PostgresIdempotencyStore,
-  TransactionContext,
   TypeOrmAccessGrantStore,
   TypeOrmOrganizationDirectory,
   TypeOrmPayerCatalog,
@@ -62,8 +61,10 @@ import {
   PostgresLiveSessionFrames,
   PostgresLiveSessionInputs,
   TypeOrmRuntimeSessionLedger,
+  TypeOrmTransactions,
   TypeOrmUnitOfWork,
   type JobBoss,
+  type PostgresTransaction,
 } from '@prior-auth/persistence-postgres';
 import { Container } from 'inversify';
 import type { DataSource } from 'typeorm';
@@ -81,7 +82,7 @@ import { EventController } from './events/event.controller';
 import { WebhookEndpointController } from './webhooks/webhook-endpoint.controller';
 import { HealthController } from './health/health.controller';
 import { CommandRunner } from './http/command-runner';
-import { Semaphore } from './http/semaphore';
+import { transactionBound } from './http/transaction-bound';
 import {
   ManualHandoffController,
   type ManualHandoffUseCases,
@@ -114,17 +115,6 @@ export interface ApiDependencies {
   jobBoss: JobBoss;
   /** Resolves webhook hosts for the address rule (docs/decisions/0031-events-and-webhooks.md); DNS when absent. */
   hostResolver?: HostResolver;
-}
-
-/**
- * How many commands may hold an ambient transaction at once. A command holds one pooled connection for its
- * transaction, and some adapters it calls (provider registry, payer catalog) read through the DataSource on a
- * second one. If every connection were held by a command waiting for a second, they would all wait until the
- * pool's connection timeout; keeping one connection out of their reach guarantees progress.
- */
-export function commandSlots(dataSource: DataSource): number {
-  const poolSize = (dataSource.options as { poolSize?: number }).poolSize ?? 10;
-  return Math.max(1, poolSize - 1);
 }
 
 /** The API's composition root: adapters bound to ports, controllers bound as singletons. */
@@ -165,10 +155,9 @@ export function buildContainer(deps: ApiDependencies): Container {
   const blobStorage = deps.blobStorage ?? openBlobStorage(deps.config);
   container.bind<BlobStorage>(TOKENS.BlobStorage).toConstantValue(blobStorage);
 
-  // Commands: ambient transactions, idempotency records, and the use cases on their ports.
-  container.bind(TOKENS.TransactionContext).toConstantValue(new TransactionContext(deps.dataSource));
+  // Commands: their transactions, idempotency records, and the use cases on their ports.
+  container.bind(TOKENS.Transactions).toConstantValue(new TypeOrmTransactions(deps.dataSource));
   container.bind(TOKENS.IdempotencyStore).toConstantValue(new PostgresIdempotencyStore(deps.dataSource));
-  container.bind(TOKENS.CommandSlots).toConstantValue(new Semaphore(commandSlots(deps.dataSource)));
   const clock: Clock = deps.clock ?? { now: () => new Date() };
   const ids = new RandomIdGenerator();
   const baseUrl = publicBaseUrl(deps.config);
@@ -176,28 +165,46 @@ export function buildContainer(deps: ApiDependencies): Container {
   const sessionLedger = new TypeOrmRuntimeSessionLedger(deps.dataSource);
   const liveFrames = new PostgresLiveSessionFrames(deps.dataSource);
   const liveInputs = new PostgresLiveSessionInputs(deps.dataSource);
-  const ports = {
-    unitOfWork: new TypeOrmUnitOfWork(deps.dataSource, {
-      cursors: new KeysetCursors(signer),
-      jobBoss: deps.jobBoss,
-    }),
-    clock,
-    ids,
-    // Reads of rarely changing data, remembered briefly (docs/performance.md).
-    providerRegistry: new CachedProviderRegistry(new TypeOrmProviderRegistry(deps.dataSource)),
-    payerCatalog: new CachedPayerCatalog(payerCatalog),
-    portalAccess,
-    blobStore: blobStorage.store,
-    grantIssuer: new SignedAccessGrants({ ledger: grantLedger, signer, baseUrl, clock, ids }),
-    // Handoff sessions the API provisions, and the live browser sessions of workers' portal runs (0033).
-    runtimeSessions: new LiveViewRuntimeSessions(
-      new SandboxRuntimeSessions({ ledger: sessionLedger, signer, baseUrl, clock, ids }),
-      { ledger: sessionLedger, inputs: liveInputs, signer, baseUrl, clock },
-    ),
+  const unitOfWork = new TypeOrmUnitOfWork(deps.dataSource, {
+    cursors: new KeysetCursors(signer),
+    jobBoss: deps.jobBoss,
+  });
+  const providerRegistry = new TypeOrmProviderRegistry(deps.dataSource);
+  // Reads of rarely changing data, remembered briefly (docs/performance.md).
+  const cachedRegistry = new CachedProviderRegistry(providerRegistry);
+  const cachedCatalog = new CachedPayerCatalog(payerCatalog);
+  /**
+   * The use cases' ports: on the pool, or (`tx`) all bound to a command's transaction, its units of work
+   * joining it directly (docs/performance.md) and every adapter reading on its connection.
+   */
+  const portsOn = (tx?: PostgresTransaction) => {
+    const sessions = tx ? sessionLedger.on(tx) : sessionLedger;
+    return {
+      unitOfWork: tx ? unitOfWork.within(tx) : unitOfWork,
+      clock,
+      ids,
+      providerRegistry: tx ? cachedRegistry.through(providerRegistry.on(tx)) : cachedRegistry,
+      payerCatalog: tx ? cachedCatalog.through(payerCatalog.on(tx)) : cachedCatalog,
+      portalAccess: tx ? portalAccess.on(tx) : portalAccess,
+      blobStore: blobStorage.store,
+      grantIssuer: new SignedAccessGrants({
+        ledger: tx ? grantLedger.on(tx) : grantLedger,
+        signer,
+        baseUrl,
+        clock,
+        ids,
+      }),
+      // Handoff sessions the API provisions, and the live browser sessions of workers' portal runs (0033).
+      runtimeSessions: new LiveViewRuntimeSessions(
+        new SandboxRuntimeSessions({ ledger: sessions, signer, baseUrl, clock, ids }),
+        { ledger: sessions, inputs: tx ? liveInputs.on(tx) : liveInputs, signer, baseUrl, clock },
+      ),
+    };
   };
-  // Retrieve and list outside a transaction: one statement each (docs/performance.md).
-  const reads = { ...ports, unitOfWork: new TypeOrmReadUnitOfWork(deps.dataSource, ports.unitOfWork) };
-  const resolveGrantTarget = new ResolveGrantTargetUseCase(ports);
+  const poolPorts = portsOn();
+  // Retrieve and list outside a command: no transaction, one statement each (docs/performance.md).
+  const poolReads = { ...poolPorts, unitOfWork: new TypeOrmReadUnitOfWork(deps.dataSource, unitOfWork) };
+  const resolveGrantTarget = new ResolveGrantTargetUseCase(poolPorts);
   container.bind(TOKENS.AccessGrantGate).toConstantValue(
     new AccessGrantGate({
       ledger: grantLedger,
@@ -222,40 +229,62 @@ export function buildContainer(deps: ApiDependencies): Container {
       onError: (error) => deps.logger.error({ err: error }, 'sandbox session page failed'),
     }),
   );
-  container.bind<AuthorizationUseCases>(TOKENS.AuthorizationUseCases).toConstantValue({
-    create: new CreateAuthorizationUseCase(ports),
-    get: new GetAuthorizationUseCase(reads),
-    list: new ListAuthorizationsUseCase(reads),
-    patchAnswers: new PatchAnswersUseCase(ports),
-    attachFile: new AttachFileUseCase(ports),
-    detachAttachment: new DetachAttachmentUseCase(ports),
-    confirm: new ConfirmAuthorizationUseCase(ports),
-    cancel: new CancelAuthorizationUseCase(ports),
-  });
-  container.bind<LegacyWorkflowUseCases>(TOKENS.LegacyWorkflowUseCases).toConstantValue({
-    get: new GetAuthorizationUseCase(reads),
-    patchAnswers: new PatchAnswersUseCase(ports),
-    resolveAction: new ResolvePayerRequestUseCase(ports),
-    preview: new EnsureSubmissionPreviewUseCase({ ...ports, renderer: new PdfSubmissionPreviewRenderer() }),
-  });
-  container.bind<ManualHandoffUseCases>(TOKENS.ManualHandoffUseCases).toConstantValue({
-    getAuthorization: new GetAuthorizationUseCase(ports),
-    create: new CreateManualHandoffUseCase(ports),
-    get: new GetManualHandoffUseCase(ports),
-    list: new ListManualHandoffsUseCase(ports),
-    complete: new CompleteManualHandoffUseCase(ports),
-    unableToComplete: new UnableToCompleteManualHandoffUseCase(ports),
-    revoke: new RevokeManualHandoffUseCase(ports),
-    createAccessGrant: new CreateManualHandoffAccessGrantUseCase(ports),
-    getLiveSession: new GetLiveSessionUseCase(ports),
-    createLiveSessionGrant: new CreateLiveSessionGrantUseCase(ports),
-  });
-  container.bind<FileUseCases>(TOKENS.FileUseCases).toConstantValue({
-    create: new CreateFileUseCase(ports),
-    complete: new CompleteFileUseCase(ports),
-    get: new GetFileUseCase(ports),
-    list: new ListFilesUseCase(ports),
-  });
+  const renderer = new PdfSubmissionPreviewRenderer();
+  container.bind(TOKENS.AuthorizationUseCases).toConstantValue(
+    transactionBound<AuthorizationUseCases>((tx) => {
+      const ports = portsOn(tx);
+      const reads = tx ? ports : poolReads;
+      return {
+        create: new CreateAuthorizationUseCase(ports),
+        get: new GetAuthorizationUseCase(reads),
+        list: new ListAuthorizationsUseCase(reads),
+        patchAnswers: new PatchAnswersUseCase(ports),
+        attachFile: new AttachFileUseCase(ports),
+        detachAttachment: new DetachAttachmentUseCase(ports),
+        confirm: new ConfirmAuthorizationUseCase(ports),
+        cancel: new CancelAuthorizationUseCase(ports),
+      };
+    }),
+  );
+  container.bind(TOKENS.LegacyWorkflowUseCases).toConstantValue(
+    transactionBound<LegacyWorkflowUseCases>((tx) => {
+      const ports = portsOn(tx);
+      return {
+        get: new GetAuthorizationUseCase(tx ? ports : poolReads),
+        patchAnswers: new PatchAnswersUseCase(ports),
+        resolveAction: new ResolvePayerRequestUseCase(ports),
+        preview: new EnsureSubmissionPreviewUseCase({ ...ports, renderer }),
+      };
+    }),
+  );
+  container.bind(TOKENS.ManualHandoffUseCases).toConstantValue(
+    transactionBound<ManualHandoffUseCases>((tx) => {
+      const ports = portsOn(tx);
+      return {
+        getAuthorization: new GetAuthorizationUseCase(ports),
+        create: new CreateManualHandoffUseCase(ports),
+        get: new GetManualHandoffUseCase(ports),
+        list: new ListManualHandoffsUseCase(ports),
+        complete: new CompleteManualHandoffUseCase(ports),
+        unableToComplete: new UnableToCompleteManualHandoffUseCase(ports),
+        revoke: new RevokeManualHandoffUseCase(ports),
+        createAccessGrant: new CreateManualHandoffAccessGrantUseCase(ports),
+        getLiveSession: new GetLiveSessionUseCase(ports),
+        createLiveSessionGrant: new CreateLiveSessionGrantUseCase(ports),
+      };
+    }),
+  );
+  container.bind(TOKENS.FileUseCases).toConstantValue(
+    transactionBound<FileUseCases>((tx) => {
+      const ports = portsOn(tx);
+      return {
+        create: new CreateFileUseCase(ports),
+        complete: new CompleteFileUseCase(ports),
+        get: new GetFileUseCase(ports),
+        list: new ListFilesUseCase(ports),
+      };
+    }),
+  );
 
   container.bind(ApiKeyAuthenticator).toSelf();
   container.bind(CommandRunner).toSelf();
@@ -265,11 +294,11 @@ export function buildContainer(deps: ApiDependencies): Container {
   container.bind(CatalogController).toSelf();
   container.bind(SandboxController).toSelf();
   container.bind(FileController).toSelf();
-  container.bind(EventController).toConstantValue(new EventController(new ListEventsUseCase(reads)));
+  container.bind(EventController).toConstantValue(new EventController(new ListEventsUseCase(poolReads)));
   container.bind(WebhookEndpointController).toConstantValue(
     new WebhookEndpointController(
       new WebhookEndpointUseCases({
-        ...ports,
+        ...poolPorts,
         secrets: new AesGcmWebhookSecretVault(deps.config.SIGNING_SECRET),
         hostResolver: deps.hostResolver ?? new DnsHostResolver(),
         deliveries: new PostgresWebhookDeliveries(deps.dataSource, new KeysetCursors(signer), deps.jobBoss),

@@ -12,11 +12,12 @@ import { idempotencyKey } from '../http/preconditions';
 import { pathParam, scopeOf } from '../http/request-context';
 import { assertEmptyBody, validateAll, validateInput } from '../http/validation';
 import type { ReadAuditRecorder } from '../audit/read-audit.recorder';
+import type { TransactionBound } from '../http/transaction-bound';
 import { TOKENS } from '../tokens';
 import { presentFile } from '@prior-auth/presentation';
 import { CreateFileRequest, ListFilesQuery } from './file.request';
 
-/** Every file use case the API drives; built once in the composition root on the configured BlobStore. */
+/** Every file use case the API drives, on the configured BlobStore; built in the composition root, per command for commands. */
 export interface FileUseCases {
   create: CreateFileUseCase;
   complete: CompleteFileUseCase;
@@ -33,7 +34,7 @@ export interface FileUseCases {
 @injectable()
 export class FileController {
   constructor(
-    @inject(TOKENS.FileUseCases) private readonly useCases: FileUseCases,
+    @inject(TOKENS.FileUseCases) private readonly useCases: TransactionBound<FileUseCases>,
     @inject(CommandRunner) private readonly commands: CommandRunner,
     @inject(TOKENS.ReadAudit) private readonly readAudit: ReadAuditRecorder,
   ) {}
@@ -48,8 +49,8 @@ export class FileController {
       req,
       res,
       { operation: 'files.create', idempotencyKey: key, params: {}, body: req.body, ifMatch: null },
-      async () => {
-        const { file, uploadUrl } = await this.useCases.create.execute(scope, {
+      async (tx) => {
+        const { file, uploadUrl } = await this.useCases.within(tx).create.execute(scope, {
           fileName: body.fileName,
           contentType: body.contentType,
           sizeBytes: body.sizeBytes,
@@ -75,10 +76,10 @@ export class FileController {
       req,
       res,
       { operation: 'files.complete', idempotencyKey: key, params: { fileId }, body: req.body, ifMatch: null },
-      async () => ({
+      async (tx) => ({
         status: 200,
         headers: {},
-        body: presentFile(await this.useCases.complete.execute(scope, { fileId })),
+        body: presentFile(await this.useCases.within(tx).complete.execute(scope, { fileId })),
       }),
     );
   }

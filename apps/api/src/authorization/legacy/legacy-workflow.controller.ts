@@ -13,13 +13,14 @@ import { CommandRunner } from '../../http/command-runner';
 import { idempotencyKey, ifMatchAfterScoping } from '../../http/preconditions';
 import { pathParam, scopeOf } from '../../http/request-context';
 import { validateAll, validateInput } from '../../http/validation';
+import type { TransactionBound } from '../../http/transaction-bound';
 import { TOKENS } from '../../tokens';
 import { etagOf } from '@prior-auth/presentation';
 import { PatchAnswersRequest, patchAnswersIssues, toResponseItems } from '../authorization.request';
 import { ResolveActionRequest } from './legacy-workflow.request';
 import { presentLegacyWorkflow } from './legacy-workflow.presenter';
 
-/** The use cases behind the two legacy-only endpoints; built once in the composition root. */
+/** The use cases behind the two legacy-only endpoints; built in the composition root, per command for commands. */
 export interface LegacyWorkflowUseCases {
   get: GetAuthorizationUseCase;
   patchAnswers: PatchAnswersUseCase;
@@ -35,7 +36,8 @@ export interface LegacyWorkflowUseCases {
 @injectable()
 export class LegacyWorkflowController {
   constructor(
-    @inject(TOKENS.LegacyWorkflowUseCases) private readonly useCases: LegacyWorkflowUseCases,
+    @inject(TOKENS.LegacyWorkflowUseCases)
+    private readonly useCases: TransactionBound<LegacyWorkflowUseCases>,
     @inject(CommandRunner) private readonly commands: CommandRunner,
     @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
@@ -47,12 +49,18 @@ export class LegacyWorkflowController {
       () => idempotencyKey(req, false),
       () => validateInput(PatchAnswersRequest, req.body, 'body', patchAnswersIssues),
     );
-    await this.command(req, res, 'authorizations.update', key, { authorizationId }, (expectedVersion) =>
-      this.useCases.patchAnswers.execute(scope, {
-        authorizationId,
-        expectedVersion,
-        items: toResponseItems(body.questionnaireResponse),
-      }),
+    await this.command(
+      req,
+      res,
+      'authorizations.update',
+      key,
+      { authorizationId },
+      (useCases, expectedVersion) =>
+        useCases.patchAnswers.execute(scope, {
+          authorizationId,
+          expectedVersion,
+          items: toResponseItems(body.questionnaireResponse),
+        }),
     );
   }
 
@@ -70,8 +78,8 @@ export class LegacyWorkflowController {
       'authorizations.resolve_action',
       key,
       { authorizationId, actionId },
-      (expectedVersion) =>
-        this.useCases.resolveAction.execute(scope, {
+      (useCases, expectedVersion) =>
+        useCases.resolveAction.execute(scope, {
           authorizationId,
           expectedVersion,
           requestId: actionId,
@@ -88,7 +96,7 @@ export class LegacyWorkflowController {
     operation: string,
     key: string | null,
     params: Record<string, string> & { authorizationId: string },
-    work: (expectedVersion: number | null) => Promise<Authorization>,
+    work: (useCases: LegacyWorkflowUseCases, expectedVersion: number | null) => Promise<Authorization>,
   ): Promise<void> {
     const expectedVersion =
       req.header('if-match') === undefined
@@ -100,12 +108,13 @@ export class LegacyWorkflowController {
       req,
       res,
       { operation, idempotencyKey: key, params, body: req.body, ifMatch: expectedVersion },
-      async () => {
-        const authorization = await work(expectedVersion);
+      async (tx) => {
+        const useCases = this.useCases.within(tx);
+        const authorization = await work(useCases, expectedVersion);
         // Rendered on first need after answers or attachments changed (decision 0032). The change is already
         // committed: a preview that cannot be rendered now is answered as null (the next read renders it)
         // rather than failing a command that succeeded.
-        const preview = await this.useCases.preview
+        const preview = await useCases.preview
           .execute(scopeOf(req), authorization)
           .catch((error: unknown) => {
             this.logger.warn(
