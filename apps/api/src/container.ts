@@ -19,6 +19,7 @@ import {
   ListAuthorizationsUseCase,
   ListEventsUseCase,
   WebhookEndpointUseCases,
+  type AccessGrantLedger,
   type HostResolver,
   ListFilesUseCase,
   ListManualHandoffsUseCase,
@@ -165,9 +166,12 @@ export function buildContainer(deps: ApiDependencies): Container {
   const sessionLedger = new TypeOrmRuntimeSessionLedger(deps.dataSource);
   const liveFrames = new PostgresLiveSessionFrames(deps.dataSource);
   const liveInputs = new PostgresLiveSessionInputs(deps.dataSource);
+  const grantsOn = (ledger: AccessGrantLedger) =>
+    new SignedAccessGrants({ ledger, signer, baseUrl, clock, ids });
   const unitOfWork = new TypeOrmUnitOfWork(deps.dataSource, {
     cursors: new KeysetCursors(signer),
     jobBoss: deps.jobBoss,
+    grants: grantsOn,
   });
   const providerRegistry = new TypeOrmProviderRegistry(deps.dataSource);
   // Reads of rarely changing data, remembered briefly (docs/performance.md).
@@ -187,13 +191,7 @@ export function buildContainer(deps: ApiDependencies): Container {
       payerCatalog: tx ? cachedCatalog.through(payerCatalog.on(tx)) : cachedCatalog,
       portalAccess: tx ? portalAccess.on(tx) : portalAccess,
       blobStore: blobStorage.store,
-      grantIssuer: new SignedAccessGrants({
-        ledger: tx ? grantLedger.on(tx) : grantLedger,
-        signer,
-        baseUrl,
-        clock,
-        ids,
-      }),
+      grantIssuer: grantsOn(tx ? grantLedger.on(tx) : grantLedger),
       // Handoff sessions the API provisions, and the live browser sessions of workers' portal runs (0033).
       runtimeSessions: new LiveViewRuntimeSessions(
         new SandboxRuntimeSessions({ ledger: sessions, signer, baseUrl, clock, ids }),

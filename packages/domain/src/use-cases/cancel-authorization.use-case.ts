@@ -13,7 +13,7 @@ export interface CancelAuthorizationCommand {
 
 export type CancelAuthorizationDeps = Pick<
   DomainPorts,
-  'unitOfWork' | 'clock' | 'ids' | 'grantIssuer' | 'runtimeSessions'
+  'unitOfWork' | 'clock' | 'ids' | 'runtimeSessions'
 >;
 
 /**
@@ -35,7 +35,7 @@ export class CancelAuthorizationUseCase {
       );
       for (const handoff of open) {
         handoff.cancelForAuthorization(now);
-        await this.deps.grantIssuer.revokeForSubject(handoff.id);
+        await tx.grants.revokeForSubject(handoff.id);
         await saveManualHandoff(tx, this.deps.ids, handoff);
       }
       await saveAuthorization(tx, this.deps.ids, loaded);

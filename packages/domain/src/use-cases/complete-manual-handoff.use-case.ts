@@ -17,7 +17,7 @@ export type CompleteManualHandoffCommand = ManualHandoffCommand & CompletionRepo
 
 export type CompleteManualHandoffDeps = Pick<
   DomainPorts,
-  'unitOfWork' | 'clock' | 'ids' | 'grantIssuer' | 'runtimeSessions'
+  'unitOfWork' | 'clock' | 'ids' | 'runtimeSessions'
 >;
 
 /**

@@ -9,7 +9,7 @@ export type ExpireManualHandoffOutcome = 'skipped' | 'rescheduled' | 'expired';
 
 export type ExpireManualHandoffDeps = Pick<
   DomainPorts,
-  'unitOfWork' | 'clock' | 'ids' | 'grantIssuer' | 'runtimeSessions'
+  'unitOfWork' | 'clock' | 'ids' | 'runtimeSessions'
 >;
 
 /**

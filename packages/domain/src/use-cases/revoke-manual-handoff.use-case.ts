@@ -14,7 +14,7 @@ export interface RevokeManualHandoffCommand extends ManualHandoffCommand {
 
 export type RevokeManualHandoffDeps = Pick<
   DomainPorts,
-  'unitOfWork' | 'clock' | 'ids' | 'grantIssuer' | 'runtimeSessions'
+  'unitOfWork' | 'clock' | 'ids' | 'runtimeSessions'
 >;
 
 /**

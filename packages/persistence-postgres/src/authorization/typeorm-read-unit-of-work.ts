@@ -27,6 +27,7 @@ export class TypeOrmReadUnitOfWork implements UnitOfWork {
         outbox: { append: readOnly },
         events: { append: readOnly, list: (query) => ports.events.list(query) },
         jobs: { enqueue: readOnly },
+        grants: { issue: readOnly, revokeForSubject: readOnly },
       });
     } catch (error) {
       throw translateDatabaseError(error);

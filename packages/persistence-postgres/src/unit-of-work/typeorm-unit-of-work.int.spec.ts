@@ -6,6 +6,7 @@ import { arrange, type Arranged } from '../authorization/testing/authorization-b
 import { createDataSource } from '../database/data-source';
 import { DatabaseUnavailableError } from '../database/database-errors';
 import { openTestDataSource } from '../database/test-database';
+import { TypeOrmAccessGrantStore } from '../audit/typeorm-access-grant-store';
 import { PostgresIdempotencyStore } from '../idempotency/postgres-idempotency-store';
 import { startJobBoss } from '../outbox/job-queues';
 import { JOB_TABLE } from '../outbox/pg-boss-job-queue';
@@ -276,6 +277,40 @@ describe('TypeOrmUnitOfWork', () => {
       expect(seenInside).toEqual(NOTHING);
       expect(await footprint(scope, arranged.authorization.id)).toMatchObject({ authorizations: 1 });
     });
+  });
+
+  it('revokes grants in its transaction: a close that fails leaves them live', async () => {
+    const scope = await createTestTenant(dataSource);
+    const subjectId = `mh_${uniqueSuffix()}`;
+    const grantId = `grant_${uniqueSuffix()}`;
+    const now = new Date();
+    await new TypeOrmAccessGrantStore(dataSource).record({
+      id: grantId,
+      scope,
+      kind: 'manual_handoff',
+      subjectId,
+      expiresAt: new Date(now.getTime() + 60_000),
+      createdAt: now,
+    });
+    const closing = new TypeOrmUnitOfWork(dataSource, {
+      cursors: testCursors(),
+      grants: (ledger) => ({
+        issue: () => Promise.reject(new Error('not issued here')),
+        revokeForSubject: async (subject) => void (await ledger.revokeForSubject(subject, now)),
+      }),
+    });
+    const revokedAt = async () =>
+      (await dataSource.query('SELECT revoked_at FROM access_grants WHERE id = $1', [grantId]))[0].revoked_at;
+
+    await expect(
+      closing.run(scope, async (tx) => {
+        await tx.grants.revokeForSubject(subjectId);
+        throw new Error('the handoff could not be saved');
+      }),
+    ).rejects.toThrow('the handoff could not be saved');
+    expect(await revokedAt()).toBeNull();
+    await closing.run(scope, (tx) => tx.grants.revokeForSubject(subjectId));
+    expect(await revokedAt()).toEqual(now);
   });
 
   describe('a unit of work nested in another', () => {

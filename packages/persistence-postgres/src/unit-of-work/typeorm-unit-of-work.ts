@@ -1,6 +1,14 @@
-import type { JobQueue, TenantScope, TransactionalPorts, UnitOfWork } from '@prior-auth/domain';
+import type {
+  AccessGrantLedger,
+  GrantIssuer,
+  JobQueue,
+  TenantScope,
+  TransactionalPorts,
+  UnitOfWork,
+} from '@prior-auth/domain';
 import type { PgBoss } from 'pg-boss';
 import type { DataSource, EntityManager } from 'typeorm';
+import { TypeOrmAccessGrantStore } from '../audit/typeorm-access-grant-store';
 import { TypeOrmAuditLog } from '../audit/typeorm-audit-log';
 import { TypeOrmAuthorizationRepository } from '../authorization/typeorm-authorization.repository';
 import { translateDatabaseError } from '../database/database-errors';
@@ -24,17 +32,28 @@ export interface TypeOrmUnitOfWorkOptions {
    * tools): an enqueue then fails, and with it the change, rather than committing without its job.
    */
   jobBoss?: PgBoss;
+  /**
+   * The grant service on a ledger bound to the transaction, so grants revoked by a close commit with it.
+   * Absent only for code that never touches grants: a grant call then fails, and with it the change.
+   */
+  grants?: (ledger: AccessGrantLedger) => GrantIssuer;
   /** Audit actor when the transaction names none (for example `worker`). */
   defaultActor?: string;
 }
 
-const noJobQueue: JobQueue = {
-  enqueue: () => Promise.reject(new Error('this unit of work has no job queue (jobBoss) configured')),
+const unconfigured = (what: string) => (): Promise<never> =>
+  Promise.reject(new Error(`this unit of work has no ${what} configured`));
+
+const noJobQueue: JobQueue = { enqueue: unconfigured('job queue (jobBoss)') };
+
+const noGrants: GrantIssuer = {
+  issue: unconfigured('grant service (grants)'),
+  revokeForSubject: unconfigured('grant service (grants)'),
 };
 
 /**
- * The domain's UnitOfWork on PostgreSQL. `run` opens a transaction and hands `work` repositories, outbox and
- * job queue bound to that transaction and to ONE tenant; `within(tx)` is the same unit of work inside a
+ * The domain's UnitOfWork on PostgreSQL. `run` opens a transaction and hands `work` repositories, outbox, job
+ * queue and grant service bound to that transaction and to ONE tenant; `within(tx)` is the same unit of work inside a
  * transaction someone else opened and handed over. Events appended to the outbox are also written to the audit
  * log. Everything commits together; a throw rolls all of it back. Connection failures surface as
  * DatabaseUnavailableError (retryable).
@@ -93,6 +112,10 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
         this.options.jobBoss === undefined
           ? noJobQueue
           : new PgBossJobQueue(this.options.jobBoss, manager, scope),
+      grants:
+        this.options.grants === undefined
+          ? noGrants
+          : this.options.grants(new TypeOrmAccessGrantStore(this.dataSource, { manager, metadata })),
     };
   }
 }
