@@ -11,10 +11,7 @@ export interface CancelAuthorizationCommand {
   expectedVersion: number;
 }
 
-export type CancelAuthorizationDeps = Pick<
-  DomainPorts,
-  'unitOfWork' | 'clock' | 'ids' | 'runtimeSessions'
->;
+export type CancelAuthorizationDeps = Pick<DomainPorts, 'unitOfWork' | 'clock' | 'ids' | 'runtimeSessions'>;
 
 /**
  * Cancels the case and closes its open manual handoffs with result `canceled`. Their interactive grants are
