@@ -481,7 +481,8 @@ export class Harness {
     this.workers.length = 0;
     await this.boss.stop({ graceful: false });
     await this.dataSource.destroy();
-    await rm(this.blobs.root, { recursive: true, force: true });
+    // A step abandoned at shutdown (it outlived the grace period) may still be writing evidence here: retry.
+    await rm(this.blobs.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
 
