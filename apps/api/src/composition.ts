@@ -28,7 +28,6 @@ import {
   UnableToCompleteManualHandoffUseCase,
   type Clock,
   type Environment,
-  type OrganizationDirectory,
   ResolvePayerRequestUseCase,
   EnsureSubmissionPreviewUseCase,
 } from '@prior-auth/domain';
