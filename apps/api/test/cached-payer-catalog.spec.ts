@@ -39,6 +39,32 @@ describe('CachedPayerCatalog and CachedProviderRegistry (docs/performance.md)', 
     expect(calls.findRoute).toBe(2);
   });
 
+  it('shares its cache with a command: a miss is read through the command catalog, a hit is not', async () => {
+    const pool = countingCatalog(() => ({ ...route }));
+    const command = countingCatalog(() => ({ ...route }));
+    const catalog = new CachedPayerCatalog(pool.inner, 60_000);
+    const first = await catalog.through(command.inner).findRoute(selection, 'sandbox');
+    expect(command.calls.findRoute).toBe(1);
+    expect(pool.calls.findRoute).toBe(0);
+    await expect(catalog.findRoute(selection, 'sandbox')).resolves.toBe(first);
+    await expect(
+      catalog.through(countingCatalog(() => null).inner).findRoute(selection, 'sandbox'),
+    ).resolves.toBe(first);
+    expect(pool.calls.findRoute).toBe(0);
+
+    let asked = 0;
+    const registry = new CachedProviderRegistry({ isRegistered: () => Promise.resolve(false) }, 60_000);
+    const commandRegistry: ProviderRegistry = {
+      isRegistered: () => {
+        asked += 1;
+        return Promise.resolve(true);
+      },
+    };
+    await expect(registry.through(commandRegistry).isRegistered(scope, '1234567893')).resolves.toBe(true);
+    await expect(registry.isRegistered(scope, '1234567893')).resolves.toBe(true);
+    expect(asked).toBe(1);
+  });
+
   it('asks again once the time-to-live has passed', async () => {
     const { inner, calls } = countingCatalog(() => ({ ...route }));
     const catalog = new CachedPayerCatalog(inner, 50);

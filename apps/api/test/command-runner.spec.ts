@@ -6,8 +6,9 @@ import {
   InvalidCursorError,
   type ClaimResult,
   type PostgresIdempotencyStore,
+  type PostgresTransaction,
   type StoredResponse,
-  type TransactionContext,
+  type TypeOrmTransactions,
 } from '@prior-auth/persistence-postgres';
 import { createLogger } from '@prior-auth/platform';
 import express, { type Express } from 'express';
@@ -17,15 +18,24 @@ import { CommandRunner, fingerprint, type CommandResult } from '../src/http/comm
 import { errorHandler, toErrorResponse } from '../src/http/error-handler';
 import { requestContext } from '../src/http/request-context';
 import { requestIdMiddleware } from '../src/http/request-id.middleware';
-import { Semaphore } from '../src/http/semaphore';
 
-/** The runner on fakes: which store calls happen for each kind of outcome. */
-function harness(claim: ClaimResult, handler: () => Promise<CommandResult>, complete?: () => Promise<void>) {
-  const calls = { complete: [] as StoredResponse[], release: 0, transactions: 0 };
+/** The runner on fakes: which store calls happen for each kind of outcome, and in which transaction. */
+function harness(
+  claim: ClaimResult,
+  handler: (tx: PostgresTransaction) => Promise<CommandResult>,
+  complete?: () => Promise<void>,
+) {
+  const calls = {
+    complete: [] as StoredResponse[],
+    completedIn: [] as Array<PostgresTransaction | undefined>,
+    release: 0,
+    transactions: 0,
+  };
   const store = {
     claim: async () => claim,
-    complete: async (ref: { response: StoredResponse }) => {
+    complete: async (ref: { response: StoredResponse }, tx?: PostgresTransaction) => {
       calls.complete.push(ref.response);
+      calls.completedIn.push(tx);
       await complete?.();
     },
     release: async () => {
@@ -34,13 +44,13 @@ function harness(claim: ClaimResult, handler: () => Promise<CommandResult>, comp
     },
   } as unknown as PostgresIdempotencyStore;
   const transactions = {
-    run: async <T>(work: () => Promise<T>) => {
+    run: async <T>(work: (tx: PostgresTransaction) => Promise<T>) => {
       calls.transactions += 1;
-      return work();
+      return work(commandTransaction);
     },
-  } as unknown as TransactionContext;
+  } as unknown as TypeOrmTransactions;
   const logger = createLogger({ name: 'test', level: 'silent' });
-  const runner = new CommandRunner(store, transactions, new Semaphore(1), logger);
+  const runner = new CommandRunner(store, transactions, logger);
   const app: Express = express();
   app.use(requestIdMiddleware);
   app.use((req, _res, next) => {
@@ -73,14 +83,21 @@ function harness(claim: ClaimResult, handler: () => Promise<CommandResult>, comp
   return { app, calls };
 }
 
+const commandTransaction = { manager: {}, metadata: {} } as unknown as PostgresTransaction;
 const claimed: ClaimResult = { kind: 'claimed', claimToken: 'token' };
 const ok = async (): Promise<CommandResult> => ({ status: 201, headers: { ETag: '"1"' }, body: { id: 'a' } });
 
 describe('CommandRunner', () => {
-  it('stores the success response and sends exactly those bytes', async () => {
-    const { app, calls } = harness(claimed, ok);
+  it('stores the success response in the transaction it gave the handler and sends exactly those bytes', async () => {
+    const handedOver: PostgresTransaction[] = [];
+    const { app, calls } = harness(claimed, async (tx) => {
+      handedOver.push(tx);
+      return ok();
+    });
     const res = await request(app).post('/x').set('Idempotency-Key', 'k').send({}).expect(201);
     expect(calls.complete).toEqual([{ status: 201, headers: { ETag: '"1"' }, body: '{"id":"a"}' }]);
+    expect(handedOver).toEqual([commandTransaction]);
+    expect(calls.completedIn).toEqual([commandTransaction]);
     expect(res.text).toBe('{"id":"a"}');
     expect(res.headers.etag).toBe('"1"');
     expect(calls.release).toBe(0);
@@ -92,6 +109,8 @@ describe('CommandRunner', () => {
     });
     const res = await request(app).post('/x').set('Idempotency-Key', 'k').send({}).expect(409);
     expect(calls.complete).toHaveLength(1);
+    // After the rollback, on its own: not in the command's transaction.
+    expect(calls.completedIn).toEqual([undefined]);
     expect(calls.complete[0]!.status).toBe(409);
     expect(calls.complete[0]!.body).toBe(res.text);
     expect(res.body.error.code).toBe('review_stale');
@@ -176,29 +195,5 @@ describe('error mapping of persistence errors', () => {
       status: 422,
       body: { error: { code: 'request_validation_failed', issues: [{ location: ['query', 'cursor'] }] } },
     });
-  });
-});
-
-describe('Semaphore', () => {
-  it('runs at most `permits` works at once, in arrival order', async () => {
-    const semaphore = new Semaphore(2);
-    let running = 0;
-    let peak = 0;
-    const order: number[] = [];
-    await Promise.all(
-      Array.from({ length: 6 }, (_, i) =>
-        semaphore.use(async () => {
-          running += 1;
-          peak = Math.max(peak, running);
-          order.push(i);
-          await new Promise((resolve) => setTimeout(resolve, 5));
-          running -= 1;
-        }),
-      ),
-    );
-    expect(peak).toBe(2);
-    expect(order).toEqual([0, 1, 2, 3, 4, 5]);
-    await expect(semaphore.use(async () => Promise.reject(new Error('x')))).rejects.toThrow('x');
-    await semaphore.use(async () => undefined);
   });
 });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   type BlobStore,
   type Clock,
+  type AccessGrantLedger,
   type Environment,
   type GrantIssuer,
   type PayerPortal,
@@ -99,7 +100,11 @@ export interface WorkerCompositionOptions {
   /** Payer portal per environment; an environment without one fails its cases with payer_portal_unavailable. */
   portals: Partial<Record<Environment, PayerPortal>>;
   pipelineSettings?: Partial<Record<Environment, Partial<PipelineSettings>>>;
-  grantIssuer: GrantIssuer;
+  /**
+   * The grant service on a ledger: the worker builds it on each transaction's own, so a handoff it closes
+   * revokes its grants in the close's transaction.
+   */
+  grants: (ledger: AccessGrantLedger) => GrantIssuer;
   runtimeSessions: RuntimeSessions;
   /**
    * The process's blob store: the portals' evidence is kept there as `payer_evidence` files (decision 0020),
@@ -128,6 +133,7 @@ export function createWorker(options: WorkerCompositionOptions): Worker {
   const unitOfWork = new TypeOrmUnitOfWork(options.dataSource, {
     cursors: new KeysetCursors(signer),
     jobBoss: options.boss,
+    grants: options.grants,
     defaultActor: 'worker',
   });
   const ids = new RandomIdGenerator();
@@ -137,7 +143,6 @@ export function createWorker(options: WorkerCompositionOptions): Worker {
     ids,
     portals: options.portals,
     pipelineSettings: options.pipelineSettings,
-    grantIssuer: options.grantIssuer,
     runtimeSessions: options.runtimeSessions,
     blobStore: options.blobStore,
   });

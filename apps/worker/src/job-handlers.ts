@@ -14,7 +14,6 @@ import {
   type FoundSubmission,
   type Environment,
   type GiveUpReason,
-  type GrantIssuer,
   type IdGenerator,
   type PayerPortal,
   type PipelineSettings,
@@ -53,7 +52,6 @@ export interface JobHandlerDependencies {
   portals: Partial<Record<Environment, PayerPortal>>;
   /** Pipeline timing per environment (the sandbox decides within seconds; production polls every minute). */
   pipelineSettings?: Partial<Record<Environment, Partial<PipelineSettings>>>;
-  grantIssuer: GrantIssuer;
   runtimeSessions: RuntimeSessions;
   /** Where what the portals captured is kept as `payer_evidence` files (decision 0020). */
   blobStore: BlobStore;
@@ -124,7 +122,6 @@ function pipelineFor(deps: JobHandlerDependencies, environment: Environment): En
       unitOfWork: deps.unitOfWork,
       clock: deps.clock,
       ids: deps.ids,
-      grantIssuer: deps.grantIssuer,
       runtimeSessions: deps.runtimeSessions,
     }),
   };

@@ -12,7 +12,6 @@ import {
   PostgresLiveSessionFrames,
   PostgresLiveSessionInputs,
   startJobBoss,
-  TypeOrmAccessGrantStore,
   TypeOrmRuntimeSessionLedger,
 } from '@prior-auth/persistence-postgres';
 import {
@@ -134,13 +133,7 @@ async function main(): Promise<void> {
     pollIntervalMs: config.WORKER_POLL_INTERVAL_MS,
     portals: { sandbox, production },
     pipelineSettings: { sandbox: sandboxPipelineSettings(decisionDelayMs) },
-    grantIssuer: new SignedAccessGrants({
-      ledger: new TypeOrmAccessGrantStore(database.dataSource),
-      signer,
-      baseUrl,
-      clock,
-      ids,
-    }),
+    grants: (ledger) => new SignedAccessGrants({ ledger, signer, baseUrl, clock, ids }),
     runtimeSessions: new SandboxRuntimeSessions({
       ledger: runtimeSessionLedger,
       signer,

@@ -27,7 +27,7 @@ export * from './audit/typeorm-audit-log';
 export * from './audit/typeorm-audit-trail';
 export * from './idempotency/postgres-idempotency-store';
 export * from './pagination/keyset-cursor';
-export * from './unit-of-work/transaction-context';
+export * from './unit-of-work/postgres-transaction';
 export * from './unit-of-work/typeorm-unit-of-work';
 export * from './tenancy/typeorm-provider-registry';
 export * from './audit/typeorm-access-grant-store';

@@ -1,9 +1,7 @@
 import type { Environment, OrganizationDirectory } from '@prior-auth/domain';
 import { hashApiKey, hashesEqual, parseApiKey } from '@prior-auth/platform';
-import { inject, injectable } from 'inversify';
 import { LRUCache } from 'lru-cache';
 import type { AuthenticatedKey } from '../http/request-context';
-import { TOKENS } from '../tokens';
 
 const BEARER = /^Bearer ([^\s]+)$/;
 
@@ -29,7 +27,6 @@ export interface ApiKeyCacheOptions {
  * refused like an unknown one. A key found active is remembered for `ttlMs`: the lookup was one database round
  * trip on every request (docs/performance.md).
  */
-@injectable()
 export class ApiKeyAuthenticator {
   private readonly active: LRUCache<string, AuthenticatedKey>;
   /** When this process last noted each key's use; keys whose use is still to be written. */
@@ -38,9 +35,9 @@ export class ApiKeyAuthenticator {
   private useTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    @inject(TOKENS.OrganizationDirectory) private readonly directory: OrganizationDirectory,
-    @inject(TOKENS.ServedEnvironments) private readonly servedEnvironments: readonly Environment[],
-    @inject(TOKENS.ApiKeyCache) cache: ApiKeyCacheOptions,
+    private readonly directory: OrganizationDirectory,
+    private readonly servedEnvironments: readonly Environment[],
+    cache: ApiKeyCacheOptions,
   ) {
     this.active = new LRUCache({ max: API_KEY_CACHE_ENTRIES, ttl: Math.max(1, cache.ttlMs) });
   }

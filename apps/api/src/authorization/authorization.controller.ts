@@ -13,14 +13,13 @@ import {
 } from '@prior-auth/domain';
 import { API_VERSION_HEADER } from '@prior-auth/platform';
 import type { Request, Response } from 'express';
-import { inject, injectable } from 'inversify';
 import { apiVersionOf, isLegacyRequest } from '../http/api-version.middleware';
 import { CommandRunner, type CommandResult } from '../http/command-runner';
 import { parseLimit } from '../http/pagination';
 import { idempotencyKey, ifMatchAfterScoping } from '../http/preconditions';
 import { pathParam, scopeOf } from '../http/request-context';
 import { assertEmptyBody, validateAll, validateInput } from '../http/validation';
-import { TOKENS } from '../tokens';
+import type { TransactionBound } from '../http/transaction-bound';
 import type { ReadAuditRecorder } from '../audit/read-audit.recorder';
 import { etagOf, presentAuthorization, presentLegacyAuthorization } from '@prior-auth/presentation';
 import {
@@ -38,7 +37,7 @@ import {
   toResponseItems,
 } from './authorization.request';
 
-/** Every authorization use case the API drives; built once in the composition root. */
+/** Every authorization use case the API drives; built in the composition root, per command for commands. */
 export interface AuthorizationUseCases {
   create: CreateAuthorizationUseCase;
   get: GetAuthorizationUseCase;
@@ -76,12 +75,11 @@ const authorizationResult = (
  * authorization is known to exist for the tenant, else 404), then the idempotent command itself, where the use
  * case checks tenant scoping (404) and the version (409 version_conflict).
  */
-@injectable()
 export class AuthorizationController {
   constructor(
-    @inject(TOKENS.AuthorizationUseCases) private readonly useCases: AuthorizationUseCases,
-    @inject(CommandRunner) private readonly commands: CommandRunner,
-    @inject(TOKENS.ReadAudit) private readonly readAudit: ReadAuditRecorder,
+    private readonly useCases: TransactionBound<AuthorizationUseCases>,
+    private readonly commands: CommandRunner,
+    private readonly readAudit: ReadAuditRecorder,
   ) {}
 
   async create(req: Request, res: Response): Promise<void> {
@@ -101,8 +99,8 @@ export class AuthorizationController {
       req,
       res,
       { operation: 'authorizations.create', idempotencyKey: key, params: {}, body: req.body, ifMatch: null },
-      async () => {
-        const authorization = await this.useCases.create.execute(scope, command);
+      async (tx) => {
+        const authorization = await this.useCases.within(tx).create.execute(scope, command);
         return authorizationResult(req, 201, authorization, {
           Location: `${req.baseUrl}/${authorization.id}`,
         });
@@ -125,7 +123,7 @@ export class AuthorizationController {
       req,
       res,
       { operation: 'authorizations.create', idempotencyKey: key, params: {}, body: req.body, ifMatch: null },
-      async () => {
+      async (tx) => {
         const serviceCodeSystem = knownServiceCodeSystem(body.templateSelection.serviceCodeSystem);
         if (serviceCodeSystem === null) {
           throw new DomainError(
@@ -137,7 +135,7 @@ export class AuthorizationController {
           { ...body, templateSelection: { ...body.templateSelection, serviceCodeSystem } },
           'automatic',
         );
-        const authorization = await this.useCases.create.execute(scope, command);
+        const authorization = await this.useCases.within(tx).create.execute(scope, command);
         return authorizationResult(req, 201, authorization, {
           Location: `${req.baseUrl}/${authorization.id}`,
         });
@@ -188,8 +186,8 @@ export class AuthorizationController {
       'authorizations.patch_answers',
       key,
       { authorizationId },
-      (expectedVersion) =>
-        this.useCases.patchAnswers.execute(scope, {
+      (useCases, expectedVersion) =>
+        useCases.patchAnswers.execute(scope, {
           authorizationId,
           expectedVersion,
           items: toResponseItems(body.questionnaireResponse),
@@ -210,8 +208,8 @@ export class AuthorizationController {
       'authorizations.attach_file',
       key,
       { authorizationId },
-      async (expectedVersion) => {
-        const { authorization } = await this.useCases.attachFile.execute(scope, {
+      async (useCases, expectedVersion) => {
+        const { authorization } = await useCases.attachFile.execute(scope, {
           authorizationId,
           expectedVersion,
           fileId: body.fileId,
@@ -237,8 +235,8 @@ export class AuthorizationController {
       'authorizations.detach_attachment',
       key,
       { authorizationId, attachmentId },
-      (expectedVersion) =>
-        this.useCases.detachAttachment.execute(scope, { authorizationId, expectedVersion, attachmentId }),
+      (useCases, expectedVersion) =>
+        useCases.detachAttachment.execute(scope, { authorizationId, expectedVersion, attachmentId }),
     );
   }
 
@@ -255,24 +253,13 @@ export class AuthorizationController {
       'authorizations.confirm',
       key,
       { authorizationId },
-      async (expectedVersion) =>
-        this.useCases.confirm.execute(scope, {
+      async (useCases, expectedVersion) =>
+        useCases.confirm.execute(scope, {
           authorizationId,
           expectedVersion,
-          nextActionId: body.nextActionId ?? (await this.legacyDefaultActionId(req, authorizationId)),
+          nextActionId: body.nextActionId ?? (await legacyDefaultActionId(req, useCases, authorizationId)),
         }),
     );
-  }
-
-  /**
-   * Under 2024-01-01 confirm may omit nextActionId (decision 0029): the case's current action is used, so
-   * every other confirm rule (status, action type, requirements, review) still decides. Current clients keep
-   * `next_action_required`.
-   */
-  private async legacyDefaultActionId(req: Request, authorizationId: string): Promise<string | undefined> {
-    if (!isLegacyRequest(req)) return undefined;
-    const authorization = await this.useCases.get.execute(scopeOf(req), { authorizationId });
-    return authorization.nextAction?.id;
   }
 
   async cancel(req: Request, res: Response): Promise<void> {
@@ -288,7 +275,7 @@ export class AuthorizationController {
       'authorizations.cancel',
       key,
       { authorizationId },
-      (expectedVersion) => this.useCases.cancel.execute(scope, { authorizationId, expectedVersion }),
+      (useCases, expectedVersion) => useCases.cancel.execute(scope, { authorizationId, expectedVersion }),
     );
   }
 
@@ -302,7 +289,7 @@ export class AuthorizationController {
     operation: string,
     key: string | null,
     params: Record<string, string> & { authorizationId: string },
-    work: (expectedVersion: number) => Promise<Authorization>,
+    work: (useCases: AuthorizationUseCases, expectedVersion: number) => Promise<Authorization>,
   ): Promise<void> {
     const expectedVersion = await ifMatchAfterScoping(req, () =>
       this.useCases.get.execute(scopeOf(req), { authorizationId: params.authorizationId }),
@@ -311,7 +298,22 @@ export class AuthorizationController {
       req,
       res,
       { operation, idempotencyKey: key, params, body: req.body, ifMatch: expectedVersion },
-      async () => authorizationResult(req, 200, await work(expectedVersion)),
+      async (tx) => authorizationResult(req, 200, await work(this.useCases.within(tx), expectedVersion)),
     );
   }
+}
+
+/**
+ * Under 2024-01-01 confirm may omit nextActionId (decision 0029): the case's current action is used, so
+ * every other confirm rule (status, action type, requirements, review) still decides. Current clients keep
+ * `next_action_required`.
+ */
+async function legacyDefaultActionId(
+  req: Request,
+  useCases: AuthorizationUseCases,
+  authorizationId: string,
+): Promise<string | undefined> {
+  if (!isLegacyRequest(req)) return undefined;
+  const authorization = await useCases.get.execute(scopeOf(req), { authorizationId });
+  return authorization.nextAction?.id;
 }

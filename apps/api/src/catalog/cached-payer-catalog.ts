@@ -33,10 +33,30 @@ export class CachedPayerCatalog implements PayerCatalog {
   }
 
   getPayer(payerId: string): Promise<Payer | null> {
-    return this.payers(payerId, () => this.inner.getPayer(payerId));
+    return this.getPayerThrough(this.inner, payerId);
   }
 
   findRoute(selection: TemplateSelection, environment: Environment): Promise<Route | null> {
+    return this.findRouteThrough(this.inner, selection, environment);
+  }
+
+  /** The same cache, filled on a miss through `inner` (a command's catalog, on its connection). */
+  through(inner: PayerCatalog): PayerCatalog {
+    return {
+      getPayer: (payerId) => this.getPayerThrough(inner, payerId),
+      findRoute: (selection, environment) => this.findRouteThrough(inner, selection, environment),
+    };
+  }
+
+  private getPayerThrough(inner: PayerCatalog, payerId: string): Promise<Payer | null> {
+    return this.payers(payerId, () => inner.getPayer(payerId));
+  }
+
+  private findRouteThrough(
+    inner: PayerCatalog,
+    selection: TemplateSelection,
+    environment: Environment,
+  ): Promise<Route | null> {
     const key = JSON.stringify([
       environment,
       selection.payerId,
@@ -45,7 +65,7 @@ export class CachedPayerCatalog implements PayerCatalog {
       selection.serviceCodeSystem,
       selection.serviceCode,
     ]);
-    return this.routes(key, () => this.inner.findRoute(selection, environment));
+    return this.routes(key, () => inner.findRoute(selection, environment));
   }
 }
 
@@ -61,7 +81,16 @@ export class CachedProviderRegistry implements ProviderRegistry {
   }
 
   isRegistered(scope: TenantScope, npi: string): Promise<boolean> {
+    return this.isRegisteredThrough(this.inner, scope, npi);
+  }
+
+  /** The same cache, filled on a miss through `inner` (a command's registry, on its connection). */
+  through(inner: ProviderRegistry): ProviderRegistry {
+    return { isRegistered: (scope, npi) => this.isRegisteredThrough(inner, scope, npi) };
+  }
+
+  private isRegisteredThrough(inner: ProviderRegistry, scope: TenantScope, npi: string): Promise<boolean> {
     const key = JSON.stringify([scope.organizationId, scope.environment, npi]);
-    return this.registered(key, () => this.inner.isRegistered(scope, npi));
+    return this.registered(key, () => inner.isRegistered(scope, npi));
   }
 }

@@ -5,18 +5,17 @@ import type {
   ListFilesUseCase,
 } from '@prior-auth/domain';
 import type { Request, Response } from 'express';
-import { inject, injectable } from 'inversify';
 import { CommandRunner } from '../http/command-runner';
 import { parseLimit } from '../http/pagination';
 import { idempotencyKey } from '../http/preconditions';
 import { pathParam, scopeOf } from '../http/request-context';
 import { assertEmptyBody, validateAll, validateInput } from '../http/validation';
 import type { ReadAuditRecorder } from '../audit/read-audit.recorder';
-import { TOKENS } from '../tokens';
+import type { TransactionBound } from '../http/transaction-bound';
 import { presentFile } from '@prior-auth/presentation';
 import { CreateFileRequest, ListFilesQuery } from './file.request';
 
-/** Every file use case the API drives; built once in the composition root on the configured BlobStore. */
+/** Every file use case the API drives, on the configured BlobStore; built in the composition root, per command for commands. */
 export interface FileUseCases {
   create: CreateFileUseCase;
   complete: CompleteFileUseCase;
@@ -30,12 +29,11 @@ export interface FileUseCases {
  * complete are commands: the Idempotency-Key is optional and honoured when sent (decision 0023), validation
  * failures are never stored, domain refusals are.
  */
-@injectable()
 export class FileController {
   constructor(
-    @inject(TOKENS.FileUseCases) private readonly useCases: FileUseCases,
-    @inject(CommandRunner) private readonly commands: CommandRunner,
-    @inject(TOKENS.ReadAudit) private readonly readAudit: ReadAuditRecorder,
+    private readonly useCases: TransactionBound<FileUseCases>,
+    private readonly commands: CommandRunner,
+    private readonly readAudit: ReadAuditRecorder,
   ) {}
 
   async create(req: Request, res: Response): Promise<void> {
@@ -48,8 +46,8 @@ export class FileController {
       req,
       res,
       { operation: 'files.create', idempotencyKey: key, params: {}, body: req.body, ifMatch: null },
-      async () => {
-        const { file, uploadUrl } = await this.useCases.create.execute(scope, {
+      async (tx) => {
+        const { file, uploadUrl } = await this.useCases.within(tx).create.execute(scope, {
           fileName: body.fileName,
           contentType: body.contentType,
           sizeBytes: body.sizeBytes,
@@ -75,10 +73,10 @@ export class FileController {
       req,
       res,
       { operation: 'files.complete', idempotencyKey: key, params: { fileId }, body: req.body, ifMatch: null },
-      async () => ({
+      async (tx) => ({
         status: 200,
         headers: {},
-        body: presentFile(await this.useCases.complete.execute(scope, { fileId })),
+        body: presentFile(await this.useCases.within(tx).complete.execute(scope, { fileId })),
       }),
     );
   }

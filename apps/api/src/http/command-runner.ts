@@ -4,18 +4,16 @@ import {
   IdempotencyClaimLostError,
   isDatabaseUnavailable,
   type PostgresIdempotencyStore,
+  type PostgresTransaction,
   type StoredResponse,
-  type TransactionContext,
+  type TypeOrmTransactions,
 } from '@prior-auth/persistence-postgres';
 import type { Logger } from '@prior-auth/platform';
 import type { Request, Response } from 'express';
-import { inject, injectable } from 'inversify';
-import { TOKENS } from '../tokens';
 import { canonicalJson } from './canonical-json';
 import { toErrorResponse } from './error-handler';
 import { HttpError } from './http-error';
 import { requestContext, scopeOf } from './request-context';
-import type { Semaphore } from './semaphore';
 
 /** What a command handler answers; rendered once to the exact bytes sent (and stored for replays). */
 export interface CommandResult {
@@ -54,30 +52,29 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  *    completed with the same fingerprint → the stored status, headers and body, byte for byte, with
  *    `Idempotent-Replayed: true`; another fingerprint → 409 idempotency_key_reused; still running → 409
  *    idempotency_key_in_use, retryable, `Retry-After: 1` (not stored).
- * 3. The handler runs inside an ambient transaction (`TransactionContext`) that the use case's unit of work
- *    joins, and a success is stored with `PostgresIdempotencyStore.complete` in that same transaction: the
- *    command's changes and its stored answer commit together or not at all. A domain error rolls the whole
- *    transaction back, and its answer is then stored on its own (the claim token still guards it).
+ * 3. The runner opens the command's transaction and hands it to the handler, which runs the use case inside
+ *    it (`TransactionBound.within`); a success is stored with `PostgresIdempotencyStore.complete` in that
+ *    same transaction: the command's changes and its stored answer commit together or not at all. A domain
+ *    error rolls the whole transaction back, and its answer is then stored on its own (the claim token still
+ *    guards it).
  * 4. Anything else (a bug, the database going away, a lost claim) rolls everything back and releases the
  *    claim, so the client may retry with the same key.
  *
- * Without a key the handler still runs in an ambient transaction so the audit log records the API key and
- * request id as the actor of the change.
+ * Without a key the handler still runs in a transaction of the runner's, so the audit log records the API key
+ * and request id as the actor of the change.
  */
-@injectable()
 export class CommandRunner {
   constructor(
-    @inject(TOKENS.IdempotencyStore) private readonly store: PostgresIdempotencyStore,
-    @inject(TOKENS.TransactionContext) private readonly transactions: TransactionContext,
-    @inject(TOKENS.CommandSlots) private readonly slots: Semaphore,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    private readonly store: PostgresIdempotencyStore,
+    private readonly transactions: TypeOrmTransactions,
+    private readonly logger: Logger,
   ) {}
 
   async run(
     req: Request,
     res: Response,
     spec: CommandSpec,
-    handler: () => Promise<CommandResult>,
+    handler: (tx: PostgresTransaction) => Promise<CommandResult>,
   ): Promise<void> {
     const context = requestContext(req);
     const scope = scopeOf(req);
@@ -85,11 +82,8 @@ export class CommandRunner {
       actor: `api_key:${context.auth?.apiKeyId ?? 'unknown'}`,
       requestId: context.requestId,
     };
-    const inTransaction = <T>(work: () => Promise<T>): Promise<T> =>
-      this.slots.use(() => this.transactions.run(work, metadata));
-
     if (spec.idempotencyKey === null) {
-      send(res, await inTransaction(async () => render(await handler())));
+      send(res, await this.transactions.run(async (tx) => render(await handler(tx)), metadata));
       return;
     }
 
@@ -117,36 +111,36 @@ export class CommandRunner {
     let response: StoredResponse;
     try {
       /** Stores `outcome` as the key's answer: in the command's transaction, or alone after a refusal. */
-      const answer = async (outcome: StoredResponse): Promise<StoredResponse> => {
-        await this.store.complete({
-          ...ref,
-          claimToken: claim.claimToken,
-          response: outcome,
-          now: new Date(),
-        });
+      const answer = async (outcome: StoredResponse, tx?: PostgresTransaction): Promise<StoredResponse> => {
+        await this.store.complete(
+          { ...ref, claimToken: claim.claimToken, response: outcome, now: new Date() },
+          tx,
+        );
         return outcome;
       };
-      response = await inTransaction(async () => {
-        let outcome: StoredResponse;
-        try {
-          outcome = render(await handler());
-        } catch (error) {
-          // Rolls back whatever the refused command wrote before it was refused.
-          if (isDomainError(error)) throw new Refusal(error);
-          throw error;
-        }
-        return answer(outcome);
-      }).catch(async (error: unknown) => {
-        if (!(error instanceof Refusal)) throw error;
-        // The domain refused the command: that answer is the key's result too (decision 0023), stored by
-        // itself once the command's transaction is rolled back.
-        const rendered = toErrorResponse(error.refusal, context.requestId);
-        return answer({
-          status: rendered.status,
-          headers: rendered.headers,
-          body: JSON.stringify(rendered.body),
+      response = await this.transactions
+        .run(async (tx) => {
+          let outcome: StoredResponse;
+          try {
+            outcome = render(await handler(tx));
+          } catch (error) {
+            // Rolls back whatever the refused command wrote before it was refused.
+            if (isDomainError(error)) throw new Refusal(error);
+            throw error;
+          }
+          return answer(outcome, tx);
+        }, metadata)
+        .catch(async (error: unknown) => {
+          if (!(error instanceof Refusal)) throw error;
+          // The domain refused the command: that answer is the key's result too (decision 0023), stored by
+          // itself once the command's transaction is rolled back.
+          const rendered = toErrorResponse(error.refusal, context.requestId);
+          return answer({
+            status: rendered.status,
+            headers: rendered.headers,
+            body: JSON.stringify(rendered.body),
+          });
         });
-      });
     } catch (error) {
       // Nothing was committed: free the key so a retry can run the command.
       await this.store.release({ ...ref, claimToken: claim.claimToken }).catch((releaseError: unknown) => {

@@ -13,12 +13,11 @@ import type {
 } from '@prior-auth/domain';
 import type { ClassConstructor } from 'class-transformer';
 import type { Request, Response } from 'express';
-import { inject, injectable } from 'inversify';
 import { CommandRunner, type CommandResult } from '../http/command-runner';
 import { idempotencyKey, ifMatchAfterScoping } from '../http/preconditions';
 import { pathParam, scopeOf } from '../http/request-context';
 import { assertEmptyBody, assertEmptyQuery, validateAll, validateInput } from '../http/validation';
-import { TOKENS } from '../tokens';
+import type { TransactionBound } from '../http/transaction-bound';
 import {
   handoffEtag,
   presentLiveSession,
@@ -33,7 +32,7 @@ import {
   textOrNull,
 } from './manual-handoff.request';
 
-/** Every manual-handoff and live-session use case the API drives; built once in the composition root. */
+/** Every manual-handoff and live-session use case the API drives; built in the composition root, per command for commands. */
 export interface ManualHandoffUseCases {
   getAuthorization: GetAuthorizationUseCase;
   create: CreateManualHandoffUseCase;
@@ -62,11 +61,10 @@ const handoffResult = (
  * families. Same order as every command: validation (422, never stored), If-Match syntax only once the
  * resource is known to exist for the tenant (else 404), then the idempotent command.
  */
-@injectable()
 export class ManualHandoffController {
   constructor(
-    @inject(TOKENS.ManualHandoffUseCases) private readonly useCases: ManualHandoffUseCases,
-    @inject(CommandRunner) private readonly commands: CommandRunner,
+    private readonly useCases: TransactionBound<ManualHandoffUseCases>,
+    private readonly commands: CommandRunner,
   ) {}
 
   async create(req: Request, res: Response): Promise<void> {
@@ -90,8 +88,10 @@ export class ManualHandoffController {
         body: req.body,
         ifMatch: expectedVersion,
       },
-      async () => {
-        const created = await this.useCases.create.execute(scope, { authorizationId, expectedVersion });
+      async (tx) => {
+        const created = await this.useCases
+          .within(tx)
+          .create.execute(scope, { authorizationId, expectedVersion });
         return handoffResult(201, created, {
           Location: `${req.baseUrl}/${authorizationId}/manual-handoffs/${created.handoff.id}`,
         });
@@ -123,8 +123,8 @@ export class ManualHandoffController {
       res,
       'manual_handoffs.complete',
       CompleteManualHandoffRequest,
-      (ref, body) =>
-        this.useCases.complete.execute(scopeOf(req), {
+      (useCases, ref, body) =>
+        useCases.complete.execute(scopeOf(req), {
           ...ref,
           reportedOutcome: body.reportedOutcome,
           observedReferenceNumber: textOrNull(body.observedReferenceNumber),
@@ -139,8 +139,8 @@ export class ManualHandoffController {
       res,
       'manual_handoffs.unable_to_complete',
       UnableToCompleteManualHandoffRequest,
-      (ref, body) =>
-        this.useCases.unableToComplete.execute(scopeOf(req), {
+      (useCases, ref, body) =>
+        useCases.unableToComplete.execute(scopeOf(req), {
           ...ref,
           reason: body.reason,
           operatorNotes: textOrNull(body.operatorNotes),
@@ -149,19 +149,24 @@ export class ManualHandoffController {
   }
 
   async revoke(req: Request, res: Response): Promise<void> {
-    await this.handoffCommand(req, res, 'manual_handoffs.revoke', RevokeManualHandoffRequest, (ref, body) =>
-      this.useCases.revoke.execute(scopeOf(req), {
-        ...ref,
-        reason: body.reason.trim(),
-        notes: textOrNull(body.notes),
-      }),
+    await this.handoffCommand(
+      req,
+      res,
+      'manual_handoffs.revoke',
+      RevokeManualHandoffRequest,
+      (useCases, ref, body) =>
+        useCases.revoke.execute(scopeOf(req), {
+          ...ref,
+          reason: body.reason.trim(),
+          notes: textOrNull(body.notes),
+        }),
     );
   }
 
   async createAccessGrant(req: Request, res: Response): Promise<void> {
     const ref = this.handoffRef(req);
-    await this.grantCommand(req, res, 'manual_handoffs.create_access_grant', ref, async () =>
-      presentManualHandoffAccessGrant(await this.useCases.createAccessGrant.execute(scopeOf(req), ref)),
+    await this.grantCommand(req, res, 'manual_handoffs.create_access_grant', ref, async (useCases) =>
+      presentManualHandoffAccessGrant(await useCases.createAccessGrant.execute(scopeOf(req), ref)),
     );
   }
 
@@ -175,10 +180,15 @@ export class ManualHandoffController {
 
   async createLiveSessionGrant(req: Request, res: Response): Promise<void> {
     const authorizationId = pathParam(req, 'authorizationId');
-    await this.grantCommand(req, res, 'live_sessions.create_access_grant', { authorizationId }, async () =>
-      presentLiveSessionAccessGrant(
-        await this.useCases.createLiveSessionGrant.execute(scopeOf(req), { authorizationId }),
-      ),
+    await this.grantCommand(
+      req,
+      res,
+      'live_sessions.create_access_grant',
+      { authorizationId },
+      async (useCases) =>
+        presentLiveSessionAccessGrant(
+          await useCases.createLiveSessionGrant.execute(scopeOf(req), { authorizationId }),
+        ),
     );
   }
 
@@ -188,7 +198,7 @@ export class ManualHandoffController {
     res: Response,
     operation: string,
     params: Record<string, string>,
-    issue: () => Promise<object>,
+    issue: (useCases: ManualHandoffUseCases) => Promise<object>,
   ): Promise<void> {
     const [key] = validateAll(
       () => idempotencyKey(req, true),
@@ -198,7 +208,7 @@ export class ManualHandoffController {
       req,
       res,
       { operation, idempotencyKey: key, params, body: req.body, ifMatch: null },
-      async () => ({ status: 201, headers: {}, body: await issue() }),
+      async (tx) => ({ status: 201, headers: {}, body: await issue(this.useCases.within(tx)) }),
     );
   }
 
@@ -219,6 +229,7 @@ export class ManualHandoffController {
     operation: string,
     dto: ClassConstructor<B>,
     work: (
+      useCases: ManualHandoffUseCases,
       command: { authorizationId: string; manualHandoffId: string; expectedVersion: number },
       body: B,
     ) => Promise<ManualHandoffWithAuthorization>,
@@ -235,7 +246,8 @@ export class ManualHandoffController {
       req,
       res,
       { operation, idempotencyKey: key, params: ref, body: req.body, ifMatch: expectedVersion },
-      async () => handoffResult(200, await work({ ...ref, expectedVersion }, body)),
+      async (tx) =>
+        handoffResult(200, await work(this.useCases.within(tx), { ...ref, expectedVersion }, body)),
     );
   }
 }

@@ -17,6 +17,7 @@ import {
   type Environment,
   type File,
   type FinalSubmissionPolicy,
+  type AccessGrantLedger,
   type GrantIssuer,
   type PayerEvidenceRecord,
   type PayerPortal,
@@ -134,6 +135,16 @@ export type TestWorkerOptions = Partial<
   portals?: WorkerCompositionOptions['portals'];
 };
 
+/** The grant service the API and the worker run, on `ledger`. */
+const testGrants = (ledger: AccessGrantLedger): GrantIssuer =>
+  new SignedAccessGrants({
+    signer: new TokenSigner(TEST_SIGNING_SECRET),
+    baseUrl: 'http://localhost:3000',
+    clock: { now: () => new Date() },
+    ids: new RandomIdGenerator(),
+    ledger,
+  });
+
 /**
  * One organization with the test NPI, the domain's customer-side use cases on PostgreSQL (what the API runs),
  * and in-process workers, each on its own connection pool like a separate process.
@@ -162,10 +173,7 @@ export class Harness {
       clock: { now: () => new Date() },
       ids: new RandomIdGenerator(),
     };
-    this.grantIssuer = new SignedAccessGrants({
-      ...adapterOptions,
-      ledger: new TypeOrmAccessGrantStore(dataSource),
-    });
+    this.grantIssuer = testGrants(new TypeOrmAccessGrantStore(dataSource));
     this.runtimeSessions = new SandboxRuntimeSessions({
       ...adapterOptions,
       ledger: new TypeOrmRuntimeSessionLedger(dataSource),
@@ -201,6 +209,7 @@ export class Harness {
     const unitOfWork = new TypeOrmUnitOfWork(dataSource, {
       cursors: new KeysetCursors(new TokenSigner(TEST_SIGNING_SECRET)),
       jobBoss: boss,
+      grants: testGrants,
       defaultActor: 'test',
     });
     return new Harness(dataSource, organizationId, { organizationId, environment }, unitOfWork, boss);
@@ -217,6 +226,7 @@ export class Harness {
       new TypeOrmUnitOfWork(dataSource, {
         cursors: new KeysetCursors(new TokenSigner(TEST_SIGNING_SECRET)),
         jobBoss: boss,
+        grants: testGrants,
         defaultActor: 'test',
       }),
       boss,
@@ -385,7 +395,7 @@ export class Harness {
       logger,
       concurrency: 4,
       pollIntervalMs: 500,
-      grantIssuer: this.grantIssuer,
+      grants: testGrants,
       runtimeSessions: this.runtimeSessions,
       signingSecret: TEST_SIGNING_SECRET,
       purge: false,

@@ -2,6 +2,7 @@ import { type TenantScope } from '../shared/scope';
 import { type AuthorizationRepository } from './authorization.repository.port';
 import { type EventOutbox } from './event-outbox.port';
 import { type FileRepository } from './file.repository.port';
+import { type GrantIssuer } from './grant-issuer.port';
 import { type JobQueue } from './job-queue.port';
 import { type ManualHandoffRepository } from './manual-handoff.repository.port';
 import { type PayerEvidenceRepository } from './payer-evidence.repository.port';
@@ -19,6 +20,8 @@ export interface TransactionalPorts {
   events: ResourceEventLog;
   webhookEndpoints: WebhookEndpointRepository;
   jobs: JobQueue;
+  /** Access grants, recorded in this transaction: a close revokes its grants and commits (or not) with them. */
+  grants: GrantIssuer;
 }
 
 /**

@@ -8,8 +8,10 @@ import { type ResourceEvent } from '../events/resource-event';
 import { WebhookEndpoint, type WebhookEndpointState } from '../webhooks/webhook-endpoint.aggregate';
 import { type Job } from '../ports/job-queue.port';
 import { type PayerEvidenceRecord } from '../ports/payer-evidence.repository.port';
+import { type GrantIssuer } from '../ports/grant-issuer.port';
 import { type TransactionalPorts, type UnitOfWork } from '../ports/unit-of-work.port';
 import { VersionConflictError } from '../shared/domain-error';
+import { FakeGrantIssuer } from './fake-grant-issuer';
 import { type TenantScope } from '../shared/scope';
 
 interface Versioned {
@@ -51,6 +53,9 @@ export class InMemoryUnitOfWork implements UnitOfWork {
   /** Makes the next commit throw after `work` finished, to test that nothing half-written remains. */
   failNextCommit: Error | null = null;
   commits = 0;
+
+  /** `grants`: the transaction's grant issuer (a fake records revocations whether or not the work commits). */
+  constructor(private readonly grants: GrantIssuer = new FakeGrantIssuer()) {}
 
   tenant(scope: TenantScope): TenantData {
     let data = this.tenants.get(scopeKey(scope));
@@ -186,6 +191,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
           ),
       },
       jobs: { enqueue: async (job) => void jobs.push({ ...job }) },
+      grants: this.grants,
     };
 
     const result = await work(tx);

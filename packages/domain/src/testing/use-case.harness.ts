@@ -69,7 +69,8 @@ export type Harness = ReturnType<typeof createHarness>;
 
 /** All ports as in-memory fakes, plus shortcuts that reach a state through the use cases themselves. */
 export function createHarness() {
-  const unitOfWork = new InMemoryUnitOfWork();
+  const grantIssuer = new FakeGrantIssuer();
+  const unitOfWork = new InMemoryUnitOfWork(grantIssuer);
   const clock = new FixedClock();
   const ids = new SequentialIdGenerator();
   const providerRegistry = new FakeProviderRegistry();
@@ -83,7 +84,6 @@ export function createHarness() {
     .connect('payer_uhc')
     .storeCredentials(SCOPE.organizationId, 'payer_uhc');
   const blobStore = new InMemoryBlobStore();
-  const grantIssuer = new FakeGrantIssuer();
   const runtimeSessions = new FakeRuntimeSessions(clock);
 
   const deps: DomainPorts & { settings: PipelineSettings } = {

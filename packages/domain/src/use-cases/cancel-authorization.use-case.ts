@@ -11,10 +11,7 @@ export interface CancelAuthorizationCommand {
   expectedVersion: number;
 }
 
-export type CancelAuthorizationDeps = Pick<
-  DomainPorts,
-  'unitOfWork' | 'clock' | 'ids' | 'grantIssuer' | 'runtimeSessions'
->;
+export type CancelAuthorizationDeps = Pick<DomainPorts, 'unitOfWork' | 'clock' | 'ids' | 'runtimeSessions'>;
 
 /**
  * Cancels the case and closes its open manual handoffs with result `canceled`. Their interactive grants are
@@ -35,7 +32,7 @@ export class CancelAuthorizationUseCase {
       );
       for (const handoff of open) {
         handoff.cancelForAuthorization(now);
-        await this.deps.grantIssuer.revokeForSubject(handoff.id);
+        await tx.grants.revokeForSubject(handoff.id);
         await saveManualHandoff(tx, this.deps.ids, handoff);
       }
       await saveAuthorization(tx, this.deps.ids, loaded);

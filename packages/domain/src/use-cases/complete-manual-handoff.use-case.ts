@@ -15,10 +15,7 @@ export interface ManualHandoffCommand {
 
 export type CompleteManualHandoffCommand = ManualHandoffCommand & CompletionReport;
 
-export type CompleteManualHandoffDeps = Pick<
-  DomainPorts,
-  'unitOfWork' | 'clock' | 'ids' | 'grantIssuer' | 'runtimeSessions'
->;
+export type CompleteManualHandoffDeps = Pick<DomainPorts, 'unitOfWork' | 'clock' | 'ids' | 'runtimeSessions'>;
 
 /**
  * Records the operator's claim and starts reconciliation. The authorization goes back to processing (never

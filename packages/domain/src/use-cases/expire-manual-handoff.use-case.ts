@@ -7,10 +7,7 @@ import { WORKER_JOB_TYPES } from './support/worker-jobs';
 
 export type ExpireManualHandoffOutcome = 'skipped' | 'rescheduled' | 'expired';
 
-export type ExpireManualHandoffDeps = Pick<
-  DomainPorts,
-  'unitOfWork' | 'clock' | 'ids' | 'grantIssuer' | 'runtimeSessions'
->;
+export type ExpireManualHandoffDeps = Pick<DomainPorts, 'unitOfWork' | 'clock' | 'ids' | 'runtimeSessions'>;
 
 /**
  * The worker's `expire_manual_handoff` job, enqueued with the handoff for its `expiresAt`: a passive timeout,

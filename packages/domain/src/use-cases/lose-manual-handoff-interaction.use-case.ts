@@ -6,7 +6,7 @@ import { releaseSessionsQuietly } from './support/runtime-session.helper';
 
 export type LoseManualHandoffInteractionDeps = Pick<
   DomainPorts,
-  'unitOfWork' | 'clock' | 'ids' | 'grantIssuer' | 'runtimeSessions'
+  'unitOfWork' | 'clock' | 'ids' | 'runtimeSessions'
 >;
 
 /**

@@ -12,10 +12,7 @@ export interface RevokeManualHandoffCommand extends ManualHandoffCommand {
   notes: string | null;
 }
 
-export type RevokeManualHandoffDeps = Pick<
-  DomainPorts,
-  'unitOfWork' | 'clock' | 'ids' | 'grantIssuer' | 'runtimeSessions'
->;
+export type RevokeManualHandoffDeps = Pick<DomainPorts, 'unitOfWork' | 'clock' | 'ids' | 'runtimeSessions'>;
 
 /**
  * Takes the interaction away from the operator. Grants are revoked before the commit (a failure leaves the

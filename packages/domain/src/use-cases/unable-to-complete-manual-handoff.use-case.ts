@@ -13,7 +13,7 @@ export interface UnableToCompleteManualHandoffCommand extends ManualHandoffComma
 
 export type UnableToCompleteManualHandoffDeps = Pick<
   DomainPorts,
-  'unitOfWork' | 'clock' | 'ids' | 'grantIssuer' | 'runtimeSessions'
+  'unitOfWork' | 'clock' | 'ids' | 'runtimeSessions'
 >;
 
 /**

@@ -1,7 +1,7 @@
 import type { AccessGrantRecord, TenantScope } from '@prior-auth/domain';
 import type { DataSource } from 'typeorm';
 import { openTestDataSource } from '../database/test-database';
-import { TransactionContext } from '../unit-of-work/transaction-context';
+import { TypeOrmTransactions } from '../unit-of-work/postgres-transaction';
 import { createTestTenant, uniqueSuffix } from '../unit-of-work/testing/test-tenants';
 import { TypeOrmAccessGrantStore } from './typeorm-access-grant-store';
 
@@ -165,21 +165,24 @@ describe('TypeOrmAccessGrantStore', () => {
     ).toEqual([]);
   });
 
-  it('joins the ambient transaction, so its writes roll back with it', async () => {
+  it('bound to a transaction, its writes roll back with it', async () => {
     const scope = await createTestTenant(dataSource);
     const grant = newGrant(scope, `mh_${uniqueSuffix()}`);
     const failure = new Error('the surrounding command failed');
 
     await expect(
-      new TransactionContext(dataSource).run(async () => {
-        await grants.record(grant);
-        await grants.recordOpening({
+      new TypeOrmTransactions(dataSource).run(async (tx) => {
+        const inside = grants.on(tx);
+        await inside.record(grant);
+        await inside.recordOpening({
           grant,
           outcome: 'redirected',
           client: { address: null, userAgent: null },
           openedAt: at(1_000),
         });
-        expect(await grants.find(grant.id)).not.toBeNull();
+        expect(await inside.find(grant.id)).not.toBeNull();
+        // Not committed: the pool does not see it yet.
+        expect(await grants.find(grant.id)).toBeNull();
         throw failure;
       }),
     ).rejects.toBe(failure);

@@ -6,7 +6,7 @@ import type {
 } from '@prior-auth/domain';
 import type { DataSource, EntityManager } from 'typeorm';
 import { translateDatabaseError } from '../database/database-errors';
-import { TransactionContext } from '../unit-of-work/transaction-context';
+import type { PostgresTransaction } from '../unit-of-work/postgres-transaction';
 import { insertStatement, rowTable, runSql } from '../unit-of-work/sql';
 import { tenantParameters } from '../unit-of-work/tenant-bound';
 import {
@@ -30,11 +30,19 @@ const toRecord = (row: AccessGrantRow): AccessGrantRecord => ({
 
 /**
  * Storage for the grants adapter: issued access grants (never their URLs) and every opening, each opening of
- * a known grant also written to the audit log in the same transaction. Joins the ambient transaction when
- * there is one.
+ * a known grant also written to the audit log in the same transaction. On the pool, or inside the transaction
+ * it is bound to (`on`): a grant issued or revoked by a command then commits or rolls back with it.
  */
 export class TypeOrmAccessGrantStore implements AccessGrantLedger {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tx?: PostgresTransaction,
+  ) {}
+
+  /** The same ledger inside `tx`. */
+  on(tx: PostgresTransaction): TypeOrmAccessGrantStore {
+    return new TypeOrmAccessGrantStore(this.dataSource, tx);
+  }
 
   async record(grant: Omit<AccessGrantRecord, 'revokedAt'>): Promise<void> {
     await this.run((manager) =>
@@ -113,9 +121,8 @@ export class TypeOrmAccessGrantStore implements AccessGrantLedger {
   }
 
   private async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    const ambient = TransactionContext.current(this.dataSource);
     try {
-      return ambient !== undefined ? await work(ambient.manager) : await this.dataSource.transaction(work);
+      return this.tx !== undefined ? await work(this.tx.manager) : await this.dataSource.transaction(work);
     } catch (error) {
       throw translateDatabaseError(error);
     }

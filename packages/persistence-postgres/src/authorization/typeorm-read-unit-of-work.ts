@@ -1,7 +1,6 @@
 import type { TenantScope, TransactionalPorts, UnitOfWork } from '@prior-auth/domain';
 import type { DataSource } from 'typeorm';
 import { translateDatabaseError } from '../database/database-errors';
-import { TransactionContext } from '../unit-of-work/transaction-context';
 import type { TypeOrmUnitOfWork } from '../unit-of-work/typeorm-unit-of-work';
 
 const readOnly = (): Promise<never> =>
@@ -11,8 +10,8 @@ const readOnly = (): Promise<never> =>
  * The UnitOfWork of read-only use cases (retrieve, list): no transaction around them. Each of their reads is
  * one statement (the authorization repository loads a row with its children at once), and a single statement
  * sees one snapshot, so BEGIN and COMMIT were two round trips that bought nothing (docs/performance.md).
- * Inside an ambient transaction (a command) it defers to the transactional unit of work, so the read sees
- * the command's own writes on its connection.
+ * Inside a command the transactional unit of work joined to the command's transaction reads instead
+ * (`TypeOrmUnitOfWork.within`), so the read sees the command's own writes on its connection.
  */
 export class TypeOrmReadUnitOfWork implements UnitOfWork {
   constructor(
@@ -21,7 +20,6 @@ export class TypeOrmReadUnitOfWork implements UnitOfWork {
   ) {}
 
   async run<T>(scope: TenantScope, work: (tx: TransactionalPorts) => Promise<T>): Promise<T> {
-    if (TransactionContext.current(this.dataSource) !== undefined) return this.transactional.run(scope, work);
     const ports = this.transactional.ports(this.dataSource.manager, scope);
     try {
       return await work({
@@ -29,6 +27,7 @@ export class TypeOrmReadUnitOfWork implements UnitOfWork {
         outbox: { append: readOnly },
         events: { append: readOnly, list: (query) => ports.events.list(query) },
         jobs: { enqueue: readOnly },
+        grants: { issue: readOnly, revokeForSubject: readOnly },
       });
     } catch (error) {
       throw translateDatabaseError(error);

@@ -3,6 +3,7 @@ import { Brackets, type DataSource, type SelectQueryBuilder } from 'typeorm';
 import { normalizeServiceCode, payerSearchTerms } from './catalog';
 import { PayerEntity, RouteEntity, type PayerRow, type RouteRow } from './catalog.entity';
 import { toPayer, toRoute } from './catalog.mapper';
+import { managerOf, type PostgresTransaction } from '../unit-of-work/postgres-transaction';
 import type {
   CatalogKeyset,
   CatalogPage,
@@ -47,14 +48,22 @@ async function page<Row extends { id: string }, T>(
  * Both environments read the same catalog today; `environment` is accepted for per-environment catalogs.
  */
 export class TypeOrmPayerCatalog implements CatalogPort {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tx?: PostgresTransaction,
+  ) {}
+
+  /** The same reads on `tx`'s connection (a command's: no second connection while it holds one). */
+  on(tx: PostgresTransaction): TypeOrmPayerCatalog {
+    return new TypeOrmPayerCatalog(this.dataSource, tx);
+  }
 
   private get payers() {
-    return this.dataSource.getRepository(PayerEntity);
+    return managerOf(this.dataSource, this.tx).getRepository(PayerEntity);
   }
 
   private get routes() {
-    return this.dataSource.getRepository(RouteEntity);
+    return managerOf(this.dataSource, this.tx).getRepository(RouteEntity);
   }
 
   async getPayer(payerId: string): Promise<CatalogPayer | null> {

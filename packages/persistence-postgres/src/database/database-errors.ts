@@ -62,7 +62,7 @@ function isUnavailableSignal(error: unknown): boolean {
   if (
     error instanceof DatabaseUnavailableError ||
     // TypeORM releases a query runner whose connection raised an error; the next use of that transaction
-    // (an ambient one, typically) then reports the release instead of the lost connection.
+    // (a command's, typically) then reports the release instead of the lost connection.
     error instanceof QueryRunnerAlreadyReleasedError ||
     error instanceof QueryRunnerProviderAlreadyReleasedError
   ) {

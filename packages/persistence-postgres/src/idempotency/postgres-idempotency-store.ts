@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TenantScope } from '@prior-auth/domain';
 import type { DataSource, EntityManager } from 'typeorm';
 import { translateDatabaseError } from '../database/database-errors';
-import { TransactionContext } from '../unit-of-work/transaction-context';
+import { managerOf, type PostgresTransaction } from '../unit-of-work/postgres-transaction';
 import { runSql } from '../unit-of-work/sql';
 import { tenantParameters } from '../unit-of-work/tenant-bound';
 import type { IdempotencyRecordRow } from './idempotency-record.entity';
@@ -51,8 +51,8 @@ const TAKEOVER_ATTEMPTS = 5;
 
 /**
  * Idempotency records in PostgreSQL. `claim` and `release` always commit on their own connection, so other
- * requests see an in-flight claim at once; `complete` joins the ambient transaction (`TransactionContext`)
- * when there is one, so the stored response commits with the command's changes or not at all.
+ * requests see an in-flight claim at once; `complete` runs in the transaction it is given, so the stored
+ * response commits with the command's changes or not at all.
  */
 export class PostgresIdempotencyStore {
   private readonly retentionMs: number;
@@ -127,14 +127,17 @@ export class PostgresIdempotencyStore {
     });
   }
 
-  /** Stores the final response of a claim; throws IdempotencyClaimLostError when the claim is not held. */
+  /**
+   * Stores the final response of a claim, inside `tx` (the command's transaction) or on its own when none is
+   * given; throws IdempotencyClaimLostError when the claim is not held.
+   */
   async complete(
     ref: IdempotencyKeyRef & { claimToken: string; response: StoredResponse; now: Date },
+    tx?: PostgresTransaction,
   ): Promise<void> {
     await this.guard(async () => {
-      const manager = TransactionContext.current(this.dataSource)?.manager ?? this.dataSource.manager;
       const { rowCount } = await runSql(
-        manager,
+        managerOf(this.dataSource, tx),
         `UPDATE idempotency_records SET state = 'completed', lock_token = NULL, locked_at = NULL,
            response_status = $5, response_headers = $6, response_body = $7, completed_at = $8, expires_at = $9
          WHERE organization_id = $1 AND environment = $2 AND key = $3 AND state = 'in_flight' AND lock_token = $4`,

@@ -1,6 +1,7 @@
 import type { LiveInput, LiveSessionInputs, StoredLiveInput } from '@prior-auth/domain';
 import type { DataSource } from 'typeorm';
 import { translateDatabaseError } from '../database/database-errors';
+import { managerOf, type PostgresTransaction } from '../unit-of-work/postgres-transaction';
 import { listenForNotifications } from './postgres-notification-listener';
 
 /** The NOTIFY channel of live inputs; the payload is the session id. */
@@ -13,7 +14,15 @@ export const LIVE_SESSION_INPUTS_CHANNEL = 'live_session_inputs';
  * order. Watching holds one connection of its own for LISTEN, reconnected when lost.
  */
 export class PostgresLiveSessionInputs implements LiveSessionInputs {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tx?: PostgresTransaction,
+  ) {}
+
+  /** The same reads on `tx`'s connection (a command's: no second connection while it holds one). */
+  on(tx: PostgresTransaction): PostgresLiveSessionInputs {
+    return new PostgresLiveSessionInputs(this.dataSource, tx);
+  }
 
   async send(sessionId: string, input: LiveInput): Promise<void> {
     await this.query(
@@ -59,7 +68,7 @@ export class PostgresLiveSessionInputs implements LiveSessionInputs {
 
   private async query(sql: string, parameters: unknown[]): Promise<unknown[]> {
     try {
-      return (await this.dataSource.query(sql, parameters)) as unknown[];
+      return (await managerOf(this.dataSource, this.tx).query(sql, parameters)) as unknown[];
     } catch (error) {
       throw translateDatabaseError(error);
     }

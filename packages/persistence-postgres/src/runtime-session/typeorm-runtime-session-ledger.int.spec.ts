@@ -2,7 +2,7 @@ import type { NewRuntimeSession, TenantScope } from '@prior-auth/domain';
 import type { DataSource } from 'typeorm';
 import { arrange } from '../authorization/testing/authorization-builders';
 import { openTestDataSource } from '../database/test-database';
-import { TransactionContext } from '../unit-of-work/transaction-context';
+import { TypeOrmTransactions } from '../unit-of-work/postgres-transaction';
 import { createTestTenant, testCursors, uniqueSuffix } from '../unit-of-work/testing/test-tenants';
 import { TypeOrmUnitOfWork } from '../unit-of-work/typeorm-unit-of-work';
 import { TypeOrmRuntimeSessionLedger } from './typeorm-runtime-session-ledger';
@@ -87,41 +87,32 @@ describe('TypeOrmRuntimeSessionLedger', () => {
     await expect(ledger.create(newSession(other, authorizationId))).rejects.toThrow();
   });
 
-  it('joins the ambient transaction: a session created in a command that fails rolls back with it', async () => {
+  it('bound to a command transaction: a session created in a command that fails rolls back with it', async () => {
     const scope = await createTestTenant(dataSource);
     const authorizationId = await storedAuthorization(scope);
-    const transactions = new TransactionContext(dataSource);
+    const transactions = new TypeOrmTransactions(dataSource);
     const failed = newSession(scope, authorizationId, at(0));
     const kept = newSession(scope, authorizationId, at(1_000));
 
-    // Inside a command's transaction the unit of work joins it: its failure rolls the whole command back.
-    const attempt = transactions.run(() =>
-      unitOfWork.run(scope, async () => {
-        await ledger.create(failed);
-        // Visible inside the transaction that created it...
-        expect(await ledger.find(failed.id)).not.toBeNull();
+    // A unit of work joined to the command's transaction: its failure rolls the whole command back.
+    const attempt = transactions.run((tx) =>
+      unitOfWork.within(tx).run(scope, async () => {
+        await ledger.on(tx).create(failed);
+        // Visible inside the transaction that created it, not yet outside.
+        expect(await ledger.on(tx).find(failed.id)).not.toBeNull();
+        expect(await ledger.find(failed.id)).toBeNull();
         throw new Error('handoff could not be saved');
       }),
     );
     await expect(attempt).rejects.toThrow('handoff could not be saved');
-    await transactions.run(() => unitOfWork.run(scope, () => ledger.create(kept)));
+    await transactions.run((tx) => unitOfWork.within(tx).run(scope, () => ledger.on(tx).create(kept)));
     expect(await ledger.find(failed.id)).toBeNull();
     expect((await ledger.findLive(scope, authorizationId))?.id).toBe(kept.id);
 
-    // A unit of work run on its own is the ambient transaction for the ports it calls.
-    const alone = newSession(scope, authorizationId, at(1_500));
-    await expect(
-      unitOfWork.run(scope, async () => {
-        await ledger.create(alone);
-        throw new Error('handoff could not be saved');
-      }),
-    ).rejects.toThrow('handoff could not be saved');
-    expect(await ledger.find(alone.id)).toBeNull();
-
     const rolledBack = newSession(scope, authorizationId, at(2_000));
     await expect(
-      transactions.run(async () => {
-        await ledger.create(rolledBack);
+      transactions.run(async (tx) => {
+        await ledger.on(tx).create(rolledBack);
         throw new Error('request failed');
       }),
     ).rejects.toThrow('request failed');

@@ -8,7 +8,7 @@ import type {
 } from '@prior-auth/domain';
 import type { DataSource, EntityManager } from 'typeorm';
 import { translateDatabaseError } from '../database/database-errors';
-import { TransactionContext } from '../unit-of-work/transaction-context';
+import { managerOf, type PostgresTransaction } from '../unit-of-work/postgres-transaction';
 import { runSql } from '../unit-of-work/sql';
 import { tenantParameters } from '../unit-of-work/tenant-bound';
 
@@ -36,11 +36,19 @@ const toRecord = (row: RuntimeSessionRow): RuntimeSessionRecord => ({
 
 /**
  * Runtime sessions in the shared database, so any API or worker process can answer, release or open a
- * session another one provisioned. Joins the ambient transaction when there is one: a session provisioned
- * while a handoff is created then rolls back with the handoff.
+ * session another one provisioned. On the pool, or inside the transaction it is bound to (`on`): a session
+ * provisioned while a handoff is created then rolls back with the handoff.
  */
 export class TypeOrmRuntimeSessionLedger implements RuntimeSessionLedger {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tx?: PostgresTransaction,
+  ) {}
+
+  /** The same ledger inside `tx`. */
+  on(tx: PostgresTransaction): TypeOrmRuntimeSessionLedger {
+    return new TypeOrmRuntimeSessionLedger(this.dataSource, tx);
+  }
 
   async create(session: NewRuntimeSession): Promise<void> {
     await this.run((manager) =>
@@ -94,11 +102,10 @@ export class TypeOrmRuntimeSessionLedger implements RuntimeSessionLedger {
     return rowCount > 0;
   }
 
-  /** Single statements need no transaction of their own; outside an ambient one each commits at once. */
+  /** Single statements need no transaction of their own; on the pool each commits at once. */
   private async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    const ambient = TransactionContext.current(this.dataSource);
     try {
-      return await work(ambient?.manager ?? this.dataSource.manager);
+      return await work(managerOf(this.dataSource, this.tx));
     } catch (error) {
       throw translateDatabaseError(error);
     }

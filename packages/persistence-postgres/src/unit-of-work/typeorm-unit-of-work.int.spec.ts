@@ -1,4 +1,4 @@
-import { DomainError, type DomainEventEnvelope, type TenantScope } from '@prior-auth/domain';
+import { DomainError, type DomainEventEnvelope, type TenantScope, type UnitOfWork } from '@prior-auth/domain';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import type { PgBoss } from 'pg-boss';
 import type { DataSource } from 'typeorm';
@@ -6,16 +6,17 @@ import { arrange, type Arranged } from '../authorization/testing/authorization-b
 import { createDataSource } from '../database/data-source';
 import { DatabaseUnavailableError } from '../database/database-errors';
 import { openTestDataSource } from '../database/test-database';
+import { TypeOrmAccessGrantStore } from '../audit/typeorm-access-grant-store';
 import { PostgresIdempotencyStore } from '../idempotency/postgres-idempotency-store';
 import { startJobBoss } from '../outbox/job-queues';
 import { JOB_TABLE } from '../outbox/pg-boss-job-queue';
 import { createTestTenant, testCursors, uniqueSuffix } from './testing/test-tenants';
-import { TransactionContext } from './transaction-context';
+import { TypeOrmTransactions } from './postgres-transaction';
 import { TypeOrmUnitOfWork } from './typeorm-unit-of-work';
 
 let dataSource: DataSource;
 let unitOfWork: TypeOrmUnitOfWork;
-let transactions: TransactionContext;
+let transactions: TypeOrmTransactions;
 let idempotency: PostgresIdempotencyStore;
 let boss: PgBoss;
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
     jobBoss: boss,
     defaultActor: 'worker',
   });
-  transactions = new TransactionContext(dataSource);
+  transactions = new TypeOrmTransactions(dataSource);
   idempotency = new PostgresIdempotencyStore(dataSource);
 });
 afterAll(async () => {
@@ -82,8 +83,8 @@ async function footprint(scope: TenantScope, authorizationId: string) {
 const NOTHING = { authorizations: 0, attachments: 0, outbox: 0, audit: 0, jobs: 0 };
 
 /** The command: files, the aggregate with its attachment, its events and a job. */
-const command = (scope: TenantScope, arranged: Arranged) =>
-  unitOfWork.run(scope, async (tx) => {
+const command = (scope: TenantScope, arranged: Arranged, work: UnitOfWork = unitOfWork) =>
+  work.run(scope, async (tx) => {
     for (const file of arranged.files) await tx.files.save(file);
     await tx.authorizations.save(arranged.authorization);
     await tx.outbox.append(envelopes(arranged));
@@ -144,7 +145,7 @@ describe('TypeOrmUnitOfWork', () => {
     );
   });
 
-  describe('inside an ambient transaction', () => {
+  describe('within a transaction handed to it', () => {
     const claim = (scope: TenantScope, key: string) =>
       idempotency.claim({ scope, key, fingerprint: 'POST /x {}', now: new Date(), lockTimeoutMs: 30_000 });
 
@@ -156,15 +157,18 @@ describe('TypeOrmUnitOfWork', () => {
       if (claimed.kind !== 'claimed') throw new Error(`expected a claim, got ${claimed.kind}`);
 
       await transactions.run(
-        async () => {
-          await command(scope, arranged);
-          await idempotency.complete({
-            scope,
-            key,
-            claimToken: claimed.claimToken,
-            response: { status: 201, headers: { etag: '"3"' }, body: '{"id":"x"}' },
-            now: new Date(),
-          });
+        async (tx) => {
+          await command(scope, arranged, unitOfWork.within(tx));
+          await idempotency.complete(
+            {
+              scope,
+              key,
+              claimToken: claimed.claimToken,
+              response: { status: 201, headers: { etag: '"3"' }, body: '{"id":"x"}' },
+              now: new Date(),
+            },
+            tx,
+          );
         },
         { actor: 'api_key:key_test', requestId: 'req_1' },
       );
@@ -194,15 +198,18 @@ describe('TypeOrmUnitOfWork', () => {
       const claimed = await claim(scope, key);
       if (claimed.kind !== 'claimed') throw new Error(`expected a claim, got ${claimed.kind}`);
 
-      const failing = transactions.run(async () => {
-        await command(scope, arranged);
-        await idempotency.complete({
-          scope,
-          key,
-          claimToken: claimed.claimToken,
-          response: { status: 201, headers: {}, body: '{}' },
-          now: new Date(),
-        });
+      const failing = transactions.run(async (tx) => {
+        await command(scope, arranged, unitOfWork.within(tx));
+        await idempotency.complete(
+          {
+            scope,
+            key,
+            claimToken: claimed.claimToken,
+            response: { status: 201, headers: {}, body: '{}' },
+            now: new Date(),
+          },
+          tx,
+        );
         throw new Error('crash before commit');
       });
       await expect(failing).rejects.toThrow('crash before commit');
@@ -220,8 +227,8 @@ describe('TypeOrmUnitOfWork', () => {
       const claimed = await claim(scope, key);
       if (claimed.kind !== 'claimed') throw new Error(`expected a claim, got ${claimed.kind}`);
 
-      const refused = transactions.run(() =>
-        unitOfWork.run(scope, async (tx) => {
+      const refused = transactions.run((command) =>
+        unitOfWork.within(command).run(scope, async (tx) => {
           for (const file of arranged.files) await tx.files.save(file);
           await tx.authorizations.save(arranged.authorization);
           throw new DomainError('authorization_not_confirmable', 'no');
@@ -243,27 +250,28 @@ describe('TypeOrmUnitOfWork', () => {
       const scope = await createTestTenant(dataSource);
       const arranged = arrange(scope, 'requires_input');
       const statements: string[] = [];
-      await transactions.run(async (manager) => {
-        const runner = manager.queryRunner!;
+      await transactions.run(async (tx) => {
+        const runner = tx.manager.queryRunner!;
         const query = runner.query.bind(runner);
         const spy = jest.spyOn(runner, 'query').mockImplementation((sql, ...rest) => {
           statements.push(String(sql));
           return query(sql, ...rest);
         });
-        await command(scope, arranged);
+        await command(scope, arranged, unitOfWork.within(tx));
         spy.mockRestore();
       });
       expect(statements.length).toBeGreaterThan(0);
       expect(statements.filter((sql) => /SAVEPOINT/i.test(sql))).toEqual([]);
       expect(await footprint(scope, arranged.authorization.id)).toMatchObject({ authorizations: 1 });
     });
-    it('joins nested runs into one transaction', async () => {
+    it('joins every unit of work into the one transaction', async () => {
       const scope = await createTestTenant(dataSource);
       const arranged = arrange(scope, 'requires_input');
-      const seenInside = await transactions.run(async (outer) => {
-        await transactions.run(async (inner) => expect(inner).toBe(outer));
-        await command(scope, arranged);
-        // Not visible to other connections until the ambient transaction commits.
+      const seenInside = await transactions.run(async (tx) => {
+        const joined = unitOfWork.within(tx);
+        expect(await joined.run(scope, (ports) => ports.files.findById('x'))).toBeNull();
+        await command(scope, arranged, joined);
+        // Not visible to other connections until the transaction commits.
         return footprint(scope, arranged.authorization.id);
       });
       expect(seenInside).toEqual(NOTHING);
@@ -271,20 +279,56 @@ describe('TypeOrmUnitOfWork', () => {
     });
   });
 
+  it('revokes grants in its transaction: a close that fails leaves them live', async () => {
+    const scope = await createTestTenant(dataSource);
+    const subjectId = `mh_${uniqueSuffix()}`;
+    const grantId = `grant_${uniqueSuffix()}`;
+    const now = new Date();
+    await new TypeOrmAccessGrantStore(dataSource).record({
+      id: grantId,
+      scope,
+      kind: 'manual_handoff',
+      subjectId,
+      expiresAt: new Date(now.getTime() + 60_000),
+      createdAt: now,
+    });
+    const closing = new TypeOrmUnitOfWork(dataSource, {
+      cursors: testCursors(),
+      grants: (ledger) => ({
+        issue: () => Promise.reject(new Error('not issued here')),
+        revokeForSubject: async (subject) => void (await ledger.revokeForSubject(subject, now)),
+      }),
+    });
+    const revokedAt = async () =>
+      (await dataSource.query('SELECT revoked_at FROM access_grants WHERE id = $1', [grantId]))[0].revoked_at;
+
+    await expect(
+      closing.run(scope, async (tx) => {
+        await tx.grants.revokeForSubject(subjectId);
+        throw new Error('the handoff could not be saved');
+      }),
+    ).rejects.toThrow('the handoff could not be saved');
+    expect(await revokedAt()).toBeNull();
+    await closing.run(scope, (tx) => tx.grants.revokeForSubject(subjectId));
+    expect(await revokedAt()).toEqual(now);
+  });
+
   describe('a unit of work nested in another', () => {
     it('rolls back to its savepoint: the outer one goes on and commits its own writes', async () => {
       const scope = await createTestTenant(dataSource);
       const kept = arrange(scope, 'requires_input');
       const dropped = arrange(scope, 'requires_confirmation');
-      await unitOfWork.run(scope, async (tx) => {
-        await tx.authorizations.save(kept.authorization);
-        const inner = unitOfWork.run(scope, async (nested) => {
-          for (const file of dropped.files) await nested.files.save(file);
-          await nested.authorizations.save(dropped.authorization);
-          throw new DomainError('authorization_not_confirmable', 'no');
-        });
-        await expect(inner).rejects.toMatchObject({ code: 'authorization_not_confirmable' });
-      });
+      await transactions.run((outer) =>
+        unitOfWork.within(outer, 'savepoint').run(scope, async (tx) => {
+          await tx.authorizations.save(kept.authorization);
+          const inner = unitOfWork.within(outer, 'savepoint').run(scope, async (nested) => {
+            for (const file of dropped.files) await nested.files.save(file);
+            await nested.authorizations.save(dropped.authorization);
+            throw new DomainError('authorization_not_confirmable', 'no');
+          });
+          await expect(inner).rejects.toMatchObject({ code: 'authorization_not_confirmable' });
+        }),
+      );
       expect(await footprint(scope, kept.authorization.id)).toMatchObject({ authorizations: 1 });
       expect(await footprint(scope, dropped.authorization.id)).toEqual(NOTHING);
     });
@@ -338,13 +382,13 @@ describe('TypeOrmUnitOfWork', () => {
     const victim = await openTestDataSource(2);
     try {
       const scope = await createTestTenant(dataSource);
-      const failing = new TransactionContext(victim).run(async (manager) => {
-        const [{ pid }] = await manager.query('SELECT pg_backend_pid() AS pid');
+      const failing = new TypeOrmTransactions(victim).run(async (tx) => {
+        const [{ pid }] = await tx.manager.query('SELECT pg_backend_pid() AS pid');
         await dataSource.query('SELECT pg_terminate_backend($1)', [pid]);
-        // The unit of work joins the ambient transaction, whose connection is gone.
-        return new TypeOrmUnitOfWork(victim, { cursors: testCursors() }).run(scope, (tx) =>
-          tx.files.findById('x'),
-        );
+        // The unit of work joins the transaction, whose connection is gone.
+        return new TypeOrmUnitOfWork(victim, { cursors: testCursors() })
+          .within(tx)
+          .run(scope, (ports) => ports.files.findById('x'));
       });
       await expect(failing).rejects.toBeInstanceOf(DatabaseUnavailableError);
       await expect(failing).rejects.toMatchObject({ retryable: true });

@@ -1,6 +1,14 @@
-import type { JobQueue, TenantScope, TransactionalPorts, UnitOfWork } from '@prior-auth/domain';
+import type {
+  AccessGrantLedger,
+  GrantIssuer,
+  JobQueue,
+  TenantScope,
+  TransactionalPorts,
+  UnitOfWork,
+} from '@prior-auth/domain';
 import type { PgBoss } from 'pg-boss';
 import type { DataSource, EntityManager } from 'typeorm';
+import { TypeOrmAccessGrantStore } from '../audit/typeorm-access-grant-store';
 import { TypeOrmAuditLog } from '../audit/typeorm-audit-log';
 import { TypeOrmAuthorizationRepository } from '../authorization/typeorm-authorization.repository';
 import { translateDatabaseError } from '../database/database-errors';
@@ -14,7 +22,7 @@ import { PgBossJobQueue } from '../outbox/pg-boss-job-queue';
 import { TypeOrmPayerEvidenceRepository } from '../payer-evidence/typeorm-payer-evidence.repository';
 import type { KeysetCursors } from '../pagination/keyset-cursor';
 import { chainStatements, runSql } from './sql';
-import { TransactionContext, type TransactionMetadata } from './transaction-context';
+import type { PostgresTransaction, TransactionMetadata } from './postgres-transaction';
 
 export interface TypeOrmUnitOfWorkOptions {
   /** Signs and checks list cursors. */
@@ -24,19 +32,30 @@ export interface TypeOrmUnitOfWorkOptions {
    * tools): an enqueue then fails, and with it the change, rather than committing without its job.
    */
   jobBoss?: PgBoss;
-  /** Audit actor when the ambient transaction names none (for example `worker`). */
+  /**
+   * The grant service on a ledger bound to the transaction, so grants revoked by a close commit with it.
+   * Absent only for code that never touches grants: a grant call then fails, and with it the change.
+   */
+  grants?: (ledger: AccessGrantLedger) => GrantIssuer;
+  /** Audit actor when the transaction names none (for example `worker`). */
   defaultActor?: string;
 }
 
-const noJobQueue: JobQueue = {
-  enqueue: () => Promise.reject(new Error('this unit of work has no job queue (jobBoss) configured')),
+const unconfigured = (what: string) => (): Promise<never> =>
+  Promise.reject(new Error(`this unit of work has no ${what} configured`));
+
+const noJobQueue: JobQueue = { enqueue: unconfigured('job queue (jobBoss)') };
+
+const noGrants: GrantIssuer = {
+  issue: unconfigured('grant service (grants)'),
+  revokeForSubject: unconfigured('grant service (grants)'),
 };
 
 /**
- * The domain's UnitOfWork on PostgreSQL. `run` opens a transaction, or joins the ambient one
- * (`TransactionContext`) directly or through a savepoint, as it asks, and hands `work` repositories, outbox and job queue bound to
- * that transaction and to ONE tenant. Events appended to the outbox are also written to the audit log.
- * Everything commits together; a throw rolls all of it back. Connection failures surface as
+ * The domain's UnitOfWork on PostgreSQL. `run` opens a transaction and hands `work` repositories, outbox, job
+ * queue and grant service bound to that transaction and to ONE tenant; `within(tx)` is the same unit of work inside a
+ * transaction someone else opened and handed over. Events appended to the outbox are also written to the audit
+ * log. Everything commits together; a throw rolls all of it back. Connection failures surface as
  * DatabaseUnavailableError (retryable).
  */
 export class TypeOrmUnitOfWork implements UnitOfWork {
@@ -45,26 +64,24 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
     private readonly options: TypeOrmUnitOfWorkOptions,
   ) {}
 
-  async run<T>(scope: TenantScope, work: (tx: TransactionalPorts) => Promise<T>): Promise<T> {
-    const ambient = TransactionContext.current(this.dataSource);
-    try {
-      if (ambient?.join === 'direct') return await work(this.ports(ambient.manager, scope, ambient.metadata));
-      if (ambient !== undefined) {
-        // The ambient manager is already in a transaction, so this nests as a savepoint.
-        return await ambient.manager.transaction((manager) =>
-          work(this.ports(manager, scope, ambient.metadata)),
-        );
-      }
-      // Ambient for the work's duration: ports outside TransactionalPorts (grants, runtime sessions) join it.
-      return await this.dataSource.transaction((manager) =>
-        TransactionContext.within(
-          { dataSource: this.dataSource, manager, metadata: {}, join: 'savepoint' },
-          () => work(this.ports(manager, scope, {})),
+  run<T>(scope: TenantScope, work: (tx: TransactionalPorts) => Promise<T>): Promise<T> {
+    return translated(() => this.dataSource.transaction((manager) => work(this.ports(manager, scope))));
+  }
+
+  /**
+   * Units of work inside `tx`. `direct` (an API command): they run on its connection with no savepoint round
+   * trips, and whoever opened `tx` rolls all of it back on any failure (docs/performance.md). `savepoint`:
+   * each one rolls back to its own savepoint when it fails, and the transaction goes on.
+   */
+  within(tx: PostgresTransaction, join: 'direct' | 'savepoint' = 'direct'): UnitOfWork {
+    return {
+      run: (scope, work) =>
+        translated(() =>
+          join === 'direct'
+            ? work(this.ports(tx.manager, scope, tx.metadata))
+            : tx.manager.transaction((manager) => work(this.ports(manager, scope, tx.metadata))),
         ),
-      );
-    } catch (error) {
-      throw translateDatabaseError(error);
-    }
+    };
   }
 
   /** The scope-bound ports on `manager`; exposed for adapters that manage the transaction themselves. */
@@ -95,6 +112,18 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
         this.options.jobBoss === undefined
           ? noJobQueue
           : new PgBossJobQueue(this.options.jobBoss, manager, scope),
+      grants:
+        this.options.grants === undefined
+          ? noGrants
+          : this.options.grants(new TypeOrmAccessGrantStore(this.dataSource, { manager, metadata })),
     };
+  }
+}
+
+async function translated<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw translateDatabaseError(error);
   }
 }

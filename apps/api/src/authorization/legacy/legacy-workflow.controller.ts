@@ -7,19 +7,18 @@ import type {
 } from '@prior-auth/domain';
 import { API_VERSION_HEADER, type Logger } from '@prior-auth/platform';
 import type { Request, Response } from 'express';
-import { inject, injectable } from 'inversify';
 import { apiVersionOf } from '../../http/api-version.middleware';
 import { CommandRunner } from '../../http/command-runner';
 import { idempotencyKey, ifMatchAfterScoping } from '../../http/preconditions';
 import { pathParam, scopeOf } from '../../http/request-context';
 import { validateAll, validateInput } from '../../http/validation';
-import { TOKENS } from '../../tokens';
+import type { TransactionBound } from '../../http/transaction-bound';
 import { etagOf } from '@prior-auth/presentation';
 import { PatchAnswersRequest, patchAnswersIssues, toResponseItems } from '../authorization.request';
 import { ResolveActionRequest } from './legacy-workflow.request';
 import { presentLegacyWorkflow } from './legacy-workflow.presenter';
 
-/** The use cases behind the two legacy-only endpoints; built once in the composition root. */
+/** The use cases behind the two legacy-only endpoints; built in the composition root, per command for commands. */
 export interface LegacyWorkflowUseCases {
   get: GetAuthorizationUseCase;
   patchAnswers: PatchAnswersUseCase;
@@ -32,12 +31,11 @@ export interface LegacyWorkflowUseCases {
  * the legacy workflow shape whatever the request's version; If-Match and Idempotency-Key are optional and
  * checked when sent. The order of checks is the other commands' (decision 0023).
  */
-@injectable()
 export class LegacyWorkflowController {
   constructor(
-    @inject(TOKENS.LegacyWorkflowUseCases) private readonly useCases: LegacyWorkflowUseCases,
-    @inject(CommandRunner) private readonly commands: CommandRunner,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    private readonly useCases: TransactionBound<LegacyWorkflowUseCases>,
+    private readonly commands: CommandRunner,
+    private readonly logger: Logger,
   ) {}
 
   async update(req: Request, res: Response): Promise<void> {
@@ -47,12 +45,18 @@ export class LegacyWorkflowController {
       () => idempotencyKey(req, false),
       () => validateInput(PatchAnswersRequest, req.body, 'body', patchAnswersIssues),
     );
-    await this.command(req, res, 'authorizations.update', key, { authorizationId }, (expectedVersion) =>
-      this.useCases.patchAnswers.execute(scope, {
-        authorizationId,
-        expectedVersion,
-        items: toResponseItems(body.questionnaireResponse),
-      }),
+    await this.command(
+      req,
+      res,
+      'authorizations.update',
+      key,
+      { authorizationId },
+      (useCases, expectedVersion) =>
+        useCases.patchAnswers.execute(scope, {
+          authorizationId,
+          expectedVersion,
+          items: toResponseItems(body.questionnaireResponse),
+        }),
     );
   }
 
@@ -70,8 +74,8 @@ export class LegacyWorkflowController {
       'authorizations.resolve_action',
       key,
       { authorizationId, actionId },
-      (expectedVersion) =>
-        this.useCases.resolveAction.execute(scope, {
+      (useCases, expectedVersion) =>
+        useCases.resolveAction.execute(scope, {
           authorizationId,
           expectedVersion,
           requestId: actionId,
@@ -88,7 +92,7 @@ export class LegacyWorkflowController {
     operation: string,
     key: string | null,
     params: Record<string, string> & { authorizationId: string },
-    work: (expectedVersion: number | null) => Promise<Authorization>,
+    work: (useCases: LegacyWorkflowUseCases, expectedVersion: number | null) => Promise<Authorization>,
   ): Promise<void> {
     const expectedVersion =
       req.header('if-match') === undefined
@@ -100,12 +104,13 @@ export class LegacyWorkflowController {
       req,
       res,
       { operation, idempotencyKey: key, params, body: req.body, ifMatch: expectedVersion },
-      async () => {
-        const authorization = await work(expectedVersion);
+      async (tx) => {
+        const useCases = this.useCases.within(tx);
+        const authorization = await work(useCases, expectedVersion);
         // Rendered on first need after answers or attachments changed (decision 0032). The change is already
         // committed: a preview that cannot be rendered now is answered as null (the next read renders it)
         // rather than failing a command that succeeded.
-        const preview = await this.useCases.preview
+        const preview = await useCases.preview
           .execute(scopeOf(req), authorization)
           .catch((error: unknown) => {
             this.logger.warn(

@@ -17,12 +17,12 @@ import { WORKER_JOB_TYPES } from './worker-jobs';
  * job (one that was already pending, from a completed handoff, already has one).
  */
 export async function saveClosedHandoff(
-  deps: Pick<DomainPorts, 'ids' | 'grantIssuer'>,
+  deps: Pick<DomainPorts, 'ids'>,
   tx: TransactionalPorts,
   handoff: ManualHandoff,
   reconciliationPendingBefore: boolean,
 ): Promise<void> {
-  await deps.grantIssuer.revokeForSubject(handoff.id);
+  await tx.grants.revokeForSubject(handoff.id);
   await saveManualHandoff(tx, deps.ids, handoff);
   if (!reconciliationPendingBefore && handoff.reconciliation?.state === 'pending') {
     await tx.jobs.enqueue({
@@ -33,10 +33,7 @@ export async function saveClosedHandoff(
   }
 }
 
-type OperatorCloseDeps = Pick<
-  DomainPorts,
-  'unitOfWork' | 'clock' | 'ids' | 'grantIssuer' | 'runtimeSessions'
->;
+type OperatorCloseDeps = Pick<DomainPorts, 'unitOfWork' | 'clock' | 'ids' | 'runtimeSessions'>;
 
 /**
  * What the operator's two outcomes (complete, unable to complete) share, in one transaction: the handoff at the
@@ -65,7 +62,7 @@ export async function closeByOperator(
       await saveAuthorization(tx, deps.ids, authorization);
       await steps.resumed?.(tx, authorization);
     }
-    await deps.grantIssuer.revokeForSubject(handoff.id);
+    await tx.grants.revokeForSubject(handoff.id);
     await saveManualHandoff(tx, deps.ids, handoff);
     await steps.closed?.(tx, handoff, authorization);
     return { handoff, authorization };
