@@ -32,4 +32,18 @@ export interface RuntimeSessionLedger {
   find(sessionId: string): Promise<RuntimeSessionRecord | null>;
   /** Ends the session at `at`; true when this call ended it, false when it had already ended or is unknown. */
   end(sessionId: string, at: Date): Promise<boolean>;
+  /**
+   * The process owning these sessions' browsers is alive at `at` (decision 0039). Only sessions a process owns
+   * beat; sessions that never beat (provisioned by the API for a handoff) are never taken for abandoned.
+   */
+  beat(sessionIds: readonly string[], at: Date): Promise<void>;
+  /** Ends, at `at`, every live session whose last beat is older than `lastBeatBefore`; answers their ids. */
+  endAbandoned(lastBeatBefore: Date, at: Date): Promise<string[]>;
 }
+
+/**
+ * How often the owner of live sessions beats for them, and after how long without a beat a session counts as
+ * abandoned by an owner that died (decision 0039): six beats missed, so a stalled but living process keeps them.
+ */
+export const LIVE_SESSION_HEARTBEAT_MS = 10_000;
+export const LIVE_SESSION_ABANDONED_AFTER_MS = 60_000;

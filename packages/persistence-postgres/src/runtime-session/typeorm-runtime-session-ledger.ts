@@ -94,6 +94,33 @@ export class TypeOrmRuntimeSessionLedger implements RuntimeSessionLedger {
     return rowCount > 0;
   }
 
+  async beat(sessionIds: readonly string[], at: Date): Promise<void> {
+    if (sessionIds.length === 0) return;
+    await this.run((manager) =>
+      runSql(
+        manager,
+        // GREATEST: a beat delayed behind a later one never moves the session's last beat back.
+        `UPDATE runtime_sessions SET heartbeat_at = GREATEST(heartbeat_at, $2)
+         WHERE id = ANY($1::text[]) AND status <> 'ended'`,
+        [[...sessionIds], at],
+      ),
+    );
+  }
+
+  async endAbandoned(lastBeatBefore: Date, at: Date): Promise<string[]> {
+    const { rows } = await this.run((manager) =>
+      runSql<{ id: string }>(
+        manager,
+        // Served by runtime_sessions_heartbeat_idx; sessions that never beat are not a process's to lose.
+        `UPDATE runtime_sessions SET status = 'ended', ended_at = $2
+         WHERE status <> 'ended' AND heartbeat_at IS NOT NULL AND heartbeat_at < $1
+         RETURNING id`,
+        [lastBeatBefore, at],
+      ),
+    );
+    return rows.map((row) => row.id);
+  }
+
   /** Single statements need no transaction of their own; outside an ambient one each commits at once. */
   private async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const ambient = TransactionContext.current(this.dataSource);
