@@ -10,6 +10,9 @@ import {
 } from './payer-site.page';
 
 /** Every selector of the simulated payer's portal (apps/payer-sandbox); nothing else names one. */
+/** The portal's pages before a session is signed in. */
+const SIGN_IN_PAGES = ['sign-in', 'verify-code'];
+
 const SELECTORS = {
   username: '#username',
   password: '#password',
@@ -65,10 +68,11 @@ const transient = (code: string, message: string, details: Record<string, unknow
   new PayerPortalError(code, message, { transient: true, details });
 
 /**
- * The current one-time code. otplib is loaded on first use: its dependencies are ES modules only, which the
- * Jest runtime of every suite importing this package would otherwise have to transform.
+ * The one-time code an authenticator shows now for `secret`. otplib is loaded on first use: its dependencies
+ * are ES modules only, which the Jest runtime of every suite importing this package would otherwise have to
+ * transform.
  */
-async function totpCode(secret: string): Promise<string> {
+export async function totpCode(secret: string): Promise<string> {
   const { generateSync } = await import('otplib');
   return generateSync({ secret });
 }
@@ -103,6 +107,19 @@ export class SandboxPayerSitePage implements PayerSitePage {
     // An unknown or idle session is sent to sign in; one whose code was never entered, to the code page.
     const arrived = await this.goto(page, '/providers', ['choose-provider', 'sign-in', 'verify-code']);
     return arrived === 'choose-provider';
+  }
+
+  async openSignIn(page: Page): Promise<void> {
+    await this.goto(page, '/sign-in', ['sign-in']);
+  }
+
+  async showsSignedIn(page: Page): Promise<boolean> {
+    if (page.isClosed() || new URL(page.url()).origin !== new URL(this.baseUrl).origin) return false;
+    const shown = await page
+      .locator('body[data-page]')
+      .getAttribute('data-page', { timeout: 1_000 })
+      .catch(() => null);
+    return shown !== null && !SIGN_IN_PAGES.includes(shown);
   }
 
   async chooseProvider(page: Page, npi: string): Promise<void> {
