@@ -177,6 +177,13 @@ it('stops at the payer sign-in, lets the customer sign in on the interactive vie
     [sessionId],
   )) as Array<{ n: number }>;
   expect(leftover[0]!.n).toBe(0);
+  for (const table of ['access_grant_openings', 'audit_log', 'events']) {
+    const found = (await t.dataSource.query(
+      `SELECT count(*)::int AS n FROM ${table} AS row WHERE strpos(row_to_json(row)::text, $1) > 0`,
+      [account.password],
+    )) as Array<{ n: number }>;
+    expect({ table, stored: found[0]!.n }).toEqual({ table, stored: 0 });
+  }
 
   // Signed in: the customer hands the case back; the kept page is let go and the pipeline goes on.
   const completed = await call(
