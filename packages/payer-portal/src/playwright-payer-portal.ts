@@ -490,6 +490,8 @@ export class PlaywrightPayerPortal implements PayerPortal {
           if (kept && (await site.resumeSession(runPage))) return;
           if (credentials !== null) return site.signIn(runPage, credentials);
           // customer_login: the run stops at the payer's sign-in page, kept for the customer (decision 0039).
+          // A kept session the portal no longer honours is of no further use.
+          if (kept) this.customerSignIns.delete(portalCase.authorizationId);
           await site.openSignIn(runPage);
           held = (await live?.hold()) ?? false;
           awaitingCustomer = held;
