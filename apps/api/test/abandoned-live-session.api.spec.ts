@@ -2,11 +2,17 @@ import { type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { EndAbandonedLiveSessionsUseCase } from '@prior-auth/domain';
+import { SignedAccessGrants } from '@prior-auth/grants';
+import { SandboxRuntimeSessions } from '@prior-auth/payer-portal';
 import {
+  KeysetCursors,
   PostgresLiveSessionFrames,
   PostgresLiveSessionInputs,
+  TypeOrmAccessGrantStore,
   TypeOrmRuntimeSessionLedger,
+  TypeOrmUnitOfWork,
 } from '@prior-auth/persistence-postgres';
+import { RandomIdGenerator, TokenSigner } from '@prior-auth/platform';
 import { forkScript } from '@prior-auth/test-support';
 import request from 'supertest';
 import { BASE, client, createBody, type Client } from './authorization-helpers';
@@ -107,9 +113,30 @@ it('ends the live session of a killed owner once its beats stopped; its grant th
     )) as Array<{ n: number }>)[0]!.n;
   expect(await pending()).toBe(1);
 
+  // The sweep as the worker composes it (apps/worker/src/composition.ts).
   const ledger = new TypeOrmRuntimeSessionLedger(t.dataSource);
+  const signer = new TokenSigner(t.config.SIGNING_SECRET!);
+  const [clock, ids, baseUrl] = [{ now: () => new Date() }, new RandomIdGenerator(), 'http://127.0.0.1'];
   const sweep = new EndAbandonedLiveSessionsUseCase(
-    { ledger, frames: new PostgresLiveSessionFrames(t.dataSource), inputs, clock: { now: () => new Date() } },
+    {
+      unitOfWork: new TypeOrmUnitOfWork(t.dataSource, {
+        cursors: new KeysetCursors(signer),
+        jobBoss: t.jobBoss,
+      }),
+      clock,
+      ids,
+      grantIssuer: new SignedAccessGrants({
+        ledger: new TypeOrmAccessGrantStore(t.dataSource),
+        signer,
+        baseUrl,
+        clock,
+        ids,
+      }),
+      runtimeSessions: new SandboxRuntimeSessions({ ledger, signer, baseUrl, clock, ids }),
+      ledger,
+      frames: new PostgresLiveSessionFrames(t.dataSource),
+      inputs,
+    },
     { abandonedAfterMs: ABANDONED_AFTER_MS },
   );
   // Nothing of it runs after the kill: no beat moves, and the session is live until the sweep ends it.

@@ -169,10 +169,14 @@ export function createWorker(options: WorkerCompositionOptions): Worker {
     });
   }
   const sweep = new EndAbandonedLiveSessionsUseCase({
+    unitOfWork,
+    clock,
+    ids,
+    grantIssuer: options.grantIssuer,
+    runtimeSessions: options.runtimeSessions,
     ledger: new TypeOrmRuntimeSessionLedger(options.dataSource),
     frames: new PostgresLiveSessionFrames(options.dataSource),
     inputs: new PostgresLiveSessionInputs(options.dataSource),
-    clock,
   });
   scheduledTasks.push({
     queue: END_ABANDONED_LIVE_SESSIONS_QUEUE,

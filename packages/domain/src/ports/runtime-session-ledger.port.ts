@@ -15,6 +15,9 @@ export interface RuntimeSessionRecord {
   endedAt: Date | null;
 }
 
+/** A live session the sweep ended: which case it served. */
+export type AbandonedRuntimeSession = Pick<RuntimeSessionRecord, 'id' | 'scope' | 'authorizationId'>;
+
 /** A session as first stored: never already ended. */
 export type NewRuntimeSession = Omit<RuntimeSessionRecord, 'status' | 'endedAt'> & {
   status: Exclude<LiveSessionStatus, 'ended'>;
@@ -37,8 +40,8 @@ export interface RuntimeSessionLedger {
    * beat; sessions that never beat (provisioned by the API for a handoff) are never taken for abandoned.
    */
   beat(sessionIds: readonly string[], at: Date): Promise<void>;
-  /** Ends, at `at`, every live session whose last beat is older than `lastBeatBefore`; answers their ids. */
-  endAbandoned(lastBeatBefore: Date, at: Date): Promise<string[]>;
+  /** Ends, at `at`, every live session whose last beat is older than `lastBeatBefore`; answers those it ended. */
+  endAbandoned(lastBeatBefore: Date, at: Date): Promise<AbandonedRuntimeSession[]>;
 }
 
 /**

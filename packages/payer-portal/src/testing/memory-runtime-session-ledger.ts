@@ -1,4 +1,5 @@
 import {
+  type AbandonedRuntimeSession,
   type NewRuntimeSession,
   type RuntimeSessionLedger,
   type RuntimeSessionRecord,
@@ -49,11 +50,11 @@ export class MemoryRuntimeSessionLedger implements RuntimeSessionLedger {
     }
   }
 
-  async endAbandoned(lastBeatBefore: Date, at: Date): Promise<string[]> {
+  async endAbandoned(lastBeatBefore: Date, at: Date): Promise<AbandonedRuntimeSession[]> {
     const abandoned = [...this.beats]
       .filter(([id, beat]) => beat < lastBeatBefore && this.rows.get(id)?.status !== 'ended')
-      .map(([id]) => id);
-    for (const id of abandoned) await this.end(id, at);
-    return abandoned;
+      .map(([id]) => this.rows.get(id)!);
+    for (const { id } of abandoned) await this.end(id, at);
+    return abandoned.map(({ id, scope, authorizationId }) => ({ id, scope, authorizationId }));
   }
 }

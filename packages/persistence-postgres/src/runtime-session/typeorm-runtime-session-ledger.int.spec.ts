@@ -94,7 +94,7 @@ describe('TypeOrmRuntimeSessionLedger', () => {
     // Other suites' sessions share the table: only this test's are looked at.
     const mine = new Set([dead!.id, alive!.id, unbeaten!.id, ended!.id]);
     const swept = await ledger.endAbandoned(at(30_000), at(60_000));
-    expect(swept.filter((id) => mine.has(id))).toEqual([dead!.id]);
+    expect(swept.filter(({ id }) => mine.has(id))).toEqual([{ id: dead!.id, scope, authorizationId }]);
     expect(await ledger.find(dead!.id)).toMatchObject({ status: 'ended', endedAt: at(60_000) });
     expect(await ledger.find(alive!.id)).toMatchObject({ status: 'active', endedAt: null });
     expect(await ledger.find(unbeaten!.id)).toMatchObject({ status: 'active', endedAt: null });
@@ -102,7 +102,7 @@ describe('TypeOrmRuntimeSessionLedger', () => {
     expect(await ledger.find(ended!.id)).toMatchObject({ status: 'ended', endedAt: at(1_000) });
 
     const later = await ledger.endAbandoned(at(50_001), at(70_000));
-    expect(later.filter((id) => mine.has(id))).toEqual([alive!.id]);
+    expect(later.filter(({ id }) => mine.has(id)).map(({ id }) => id)).toEqual([alive!.id]);
     expect(await ledger.find(unbeaten!.id)).toMatchObject({ status: 'active' });
   });
 

@@ -1,4 +1,5 @@
 import type {
+  AbandonedRuntimeSession,
   Environment,
   LiveSessionStatus,
   NewRuntimeSession,
@@ -107,18 +108,18 @@ export class TypeOrmRuntimeSessionLedger implements RuntimeSessionLedger {
     );
   }
 
-  async endAbandoned(lastBeatBefore: Date, at: Date): Promise<string[]> {
+  async endAbandoned(lastBeatBefore: Date, at: Date): Promise<AbandonedRuntimeSession[]> {
     const { rows } = await this.run((manager) =>
-      runSql<{ id: string }>(
+      runSql<RuntimeSessionRow>(
         manager,
         // Served by runtime_sessions_heartbeat_idx; sessions that never beat are not a process's to lose.
         `UPDATE runtime_sessions SET status = 'ended', ended_at = $2
          WHERE status <> 'ended' AND heartbeat_at IS NOT NULL AND heartbeat_at < $1
-         RETURNING id`,
+         RETURNING *`,
         [lastBeatBefore, at],
       ),
     );
-    return rows.map((row) => row.id);
+    return rows.map(toRecord).map(({ id, scope, authorizationId }) => ({ id, scope, authorizationId }));
   }
 
   /** Single statements need no transaction of their own; outside an ambient one each commits at once. */
