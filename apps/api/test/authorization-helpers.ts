@@ -169,6 +169,7 @@ export async function readyToConfirm(
   tenant: TestTenant,
   policy: 'automatic' | 'requires_confirmation' = 'automatic',
   memberId?: string,
+  overrides: Record<string, unknown> = {},
 ) {
   const answers = COMPLETE_CPAP_ANSWERS.map((item) =>
     item.linkId === 'patient.memberId' && memberId !== undefined
@@ -180,6 +181,7 @@ export async function readyToConfirm(
       createBody(tenant, {
         policy: { finalSubmission: policy },
         questionnaireResponse: { item: answers },
+        ...overrides,
       }),
     )
     .expect(201);

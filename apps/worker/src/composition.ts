@@ -3,6 +3,7 @@ import {
   type BlobStore,
   type Clock,
   type AccessGrantLedger,
+  EndAbandonedLiveSessionsUseCase,
   type Environment,
   type GrantIssuer,
   type PayerPortal,
@@ -20,11 +21,15 @@ import {
   type PlaywrightPayerPortalOptions,
 } from '@prior-auth/payer-portal';
 import {
+  END_ABANDONED_LIVE_SESSIONS_QUEUE,
   KeysetCursors,
   PostgresEventRetention,
   PostgresIdempotencyStore,
+  PostgresLiveSessionFrames,
+  PostgresLiveSessionInputs,
   PURGE_EVENTS_QUEUE,
   PURGE_IDEMPOTENCY_QUEUE,
+  TypeOrmRuntimeSessionLedger,
   TypeOrmUnitOfWork,
 } from '@prior-auth/persistence-postgres';
 import { RandomIdGenerator, TokenSigner } from '@prior-auth/platform';
@@ -43,6 +48,11 @@ import { type ScheduledTask, type SettledJob, Worker, type WorkerLogger } from '
  * cluster (a pg-boss schedule). Finished jobs are deleted by pg-boss itself after their queue's retention.
  */
 export const PURGE_CRON = '*/10 * * * *';
+/**
+ * Live sessions left by a process that died are ended every minute (decision 0039): within about two minutes
+ * of the death (LIVE_SESSION_ABANDONED_AFTER_MS without a beat, then the next run).
+ */
+export const END_ABANDONED_LIVE_SESSIONS_CRON = '* * * * *';
 /**
  * The sandbox re-polls a pending decision at least this often: with a decision delay of 0 a `pending` case
  * would otherwise be polled in a tight loop.
@@ -163,6 +173,21 @@ export function createWorker(options: WorkerCompositionOptions): Worker {
       run: () => events.purgeExpired(clock.now()),
     });
   }
+  const sweep = new EndAbandonedLiveSessionsUseCase({
+    unitOfWork,
+    clock,
+    ids,
+    grantIssuer: options.grantIssuer,
+    runtimeSessions: options.runtimeSessions,
+    ledger: new TypeOrmRuntimeSessionLedger(options.dataSource),
+    frames: new PostgresLiveSessionFrames(options.dataSource),
+    inputs: new PostgresLiveSessionInputs(options.dataSource),
+  });
+  scheduledTasks.push({
+    queue: END_ABANDONED_LIVE_SESSIONS_QUEUE,
+    cron: END_ABANDONED_LIVE_SESSIONS_CRON,
+    run: async () => (await sweep.execute()).length,
+  });
   const queueConsumers: QueueConsumer[] = [];
   if (options.signingSecret !== undefined) {
     queueConsumers.push(

@@ -5,6 +5,7 @@ import {
   GIVEN_UP_JOBS_QUEUE,
   JOB_TABLE,
   PURGE_IDEMPOTENCY_QUEUE,
+  END_ABANDONED_LIVE_SESSIONS_QUEUE,
   PURGE_EVENTS_QUEUE,
   type QueuedJobData,
 } from '@prior-auth/persistence-postgres';
@@ -46,7 +47,10 @@ export interface SettledJob {
 
 /** Cluster-wide periodic work: a pg-boss schedule, so one worker of the cluster runs each occurrence. */
 export interface ScheduledTask {
-  queue: typeof PURGE_IDEMPOTENCY_QUEUE | typeof PURGE_EVENTS_QUEUE;
+  queue:
+    | typeof PURGE_IDEMPOTENCY_QUEUE
+    | typeof PURGE_EVENTS_QUEUE
+    | typeof END_ABANDONED_LIVE_SESSIONS_QUEUE;
   /** Cron expression (UTC). */
   cron: string;
   run(now: Date): Promise<unknown>;

@@ -128,14 +128,8 @@ export class ConnectedPayerPortal implements PayerPortal {
   private async signIn(portalCase: PortalCase): Promise<PortalCredentials> {
     const payerId = portalCase.templateSelection.payerId;
     const stored = await this.options.credentials(portalCase.organizationId, payerId);
+    // Never asked for a `customer_login` case: the customer signs in on the run's kept page (decision 0039).
     if (stored === null) {
-      if (portalCase.portalAuthMode === 'customer_login') {
-        throw permanent(
-          'customer_login_required',
-          "The payer's portal needs the customer's own sign-in: complete the interaction at the portal.",
-          { payerId },
-        );
-      }
       throw permanent(
         'portal_credentials_invalid',
         "No credentials for the payer's portal are stored for the organization.",

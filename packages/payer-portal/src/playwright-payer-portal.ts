@@ -115,6 +115,11 @@ export class PlaywrightPayerPortal implements PayerPortal {
   private readonly channel: string;
   /** Signed-in sessions no run is using, per sign-in (see `run` and `signInKey`). */
   private readonly idleSessions = new Map<string, SessionState[]>();
+  /**
+   * Per case in `customer_login` mode, the portal session the customer signed in to on a kept page (decision
+   * 0039): the case's later runs of this process go on from it. Its cookies only, never what was typed.
+   */
+  private readonly customerSignIns = new Map<string, SessionState>();
 
   constructor(private readonly options: PlaywrightPayerPortalOptions) {
     this.channel = options.channel ?? DEFAULT_CHANNEL;
@@ -453,29 +458,48 @@ export class PlaywrightPayerPortal implements PayerPortal {
     body: (run: Run) => Promise<T>,
   ): Promise<T> {
     let context: BrowserContext | null = null;
+    let page: Page | null = null;
     let live: LiveRun | null = null;
     let held = false;
+    let awaitingCustomer = false;
     let timer: NodeJS.Timeout | undefined;
     const runTimeoutMs = this.options.runTimeoutMs ?? 120_000;
+    const customer = portalCase.portalAuthMode === 'customer_login';
     try {
-      const credentials = await this.options.credentials(portalCase);
-      const account = signInKey(credentials);
-      const kept = this.idleSessions.get(account)?.pop() ?? null;
+      // The customer signs in with their own account: the service holds no credentials for it.
+      const credentials = customer ? null : await this.options.credentials(portalCase);
+      const account = credentials === null ? null : signInKey(credentials);
+      const kept =
+        account === null
+          ? (this.customerSignIns.get(portalCase.authorizationId) ?? null)
+          : (this.idleSessions.get(account)?.pop() ?? null);
       context = await this.options.browser.newContext(kept ? { storageState: kept } : {});
       context.setDefaultNavigationTimeout(this.options.navigationTimeoutMs ?? 15_000);
       context.setDefaultTimeout(this.options.navigationTimeoutMs ?? 15_000);
       await this.options.configureContext?.(context);
-      const page = await context.newPage();
-      live = (await this.options.liveSessions?.begin(portalCase, page)) ?? null;
+      const runPage = await context.newPage();
+      page = runPage;
+      live = (await this.options.liveSessions?.begin(portalCase, runPage)) ?? null;
       const evidence: PortalEvidence[] = [];
       const screenshots = settings.screenshots && (this.options.stepScreenshots ?? true);
       const site = this.options.site;
       const run: Run = {
-        page,
+        page: runPage,
         evidence,
         signIn: async () => {
-          if (kept && (await site.resumeSession(page))) return;
-          await site.signIn(page, credentials);
+          if (kept && (await site.resumeSession(runPage))) return;
+          if (credentials !== null) return site.signIn(runPage, credentials);
+          // customer_login: the run stops at the payer's sign-in page, kept for the customer (decision 0039).
+          // A kept session the portal no longer honours is of no further use.
+          if (kept) this.customerSignIns.delete(portalCase.authorizationId);
+          await site.openSignIn(runPage);
+          held = (await live?.hold()) ?? false;
+          awaitingCustomer = held;
+          throw new PayerPortalError(
+            'customer_login_required',
+            "The payer's portal needs the customer's own sign-in: sign in on the case's interactive live session.",
+            { transient: false, details: { authorizationId: portalCase.authorizationId } },
+          );
         },
         step: async (name, always = false) => {
           if (!screenshots && !always) return;
@@ -484,7 +508,7 @@ export class PlaywrightPayerPortal implements PayerPortal {
             step: name,
             contentType: 'image/png',
             // The viewport only: the steps' pages fit in it, and a full-page capture costs a second layout.
-            bytes: await page.screenshot({ type: 'png', caret: 'initial' }),
+            bytes: await runPage.screenshot({ type: 'png', caret: 'initial' }),
             capturedAt: new Date(),
           });
         },
@@ -506,7 +530,9 @@ export class PlaywrightPayerPortal implements PayerPortal {
       });
       const result = await Promise.race([body(run), deadline]);
       // A kept page's portal session is the operator's now: no other run may resume it.
-      if (!held) await this.keepSession(account, context);
+      if (held) return result;
+      if (account !== null) await this.keepSession(account, context);
+      else await this.keepCustomerSignIn(portalCase.authorizationId, context);
       return result;
     } catch (error) {
       throw toPortalError(error, portalCase);
@@ -516,8 +542,12 @@ export class PlaywrightPayerPortal implements PayerPortal {
         // The page stays open, its input taken, until the handoff closes or the hold runs out (decision 0038).
         const kept = live;
         const keptContext = context;
-        void kept
-          .whenReleased()
+        const released = kept.whenReleased();
+        const signedIn =
+          awaitingCustomer && keptContext !== null && page !== null
+            ? this.followCustomerSignIn(portalCase.authorizationId, keptContext, page, released)
+            : Promise.resolve();
+        void Promise.all([released, signedIn])
           .then(() => kept.end())
           .catch(() => undefined)
           .finally(() => void keptContext?.close().catch(() => undefined));
@@ -526,6 +556,41 @@ export class PlaywrightPayerPortal implements PayerPortal {
         await context?.close().catch(() => undefined);
       }
     }
+  }
+
+  /**
+   * While the customer has the kept sign-in page, watches it: once it shows the portal signed in, the session's
+   * cookies are kept for the case's next runs (and refreshed until the page is let go), so the automation goes
+   * on from the customer's sign-in as soon as the case resumes.
+   */
+  private async followCustomerSignIn(
+    authorizationId: string,
+    context: BrowserContext,
+    page: Page,
+    released: Promise<void>,
+  ): Promise<void> {
+    let over = false;
+    void released.finally(() => (over = true)).catch(() => undefined);
+    while (!over && !page.isClosed()) {
+      if (await this.options.site.showsSignedIn(page).catch(() => false)) {
+        await this.keepCustomerSignIn(authorizationId, context);
+      }
+      await Promise.race([released, new Promise((resume) => setTimeout(resume, 500))]).catch(() => undefined);
+    }
+    // Released right after signing in (the customer was quick): the page is still open here, looked at once more.
+    if (!page.isClosed() && (await this.options.site.showsSignedIn(page).catch(() => false))) {
+      await this.keepCustomerSignIn(authorizationId, context);
+    }
+  }
+
+  private async keepCustomerSignIn(authorizationId: string, context: BrowserContext): Promise<void> {
+    const state = await context.storageState().catch(() => null);
+    if (state === null || state.cookies.length === 0) return;
+    this.customerSignIns.delete(authorizationId);
+    if (this.customerSignIns.size >= MAX_SIGN_INS_KEPT) {
+      this.customerSignIns.delete(this.customerSignIns.keys().next().value!);
+    }
+    this.customerSignIns.set(authorizationId, state);
   }
 
   /** Puts a run's session back for the next run of the account (bounded: extra ones are just dropped). */

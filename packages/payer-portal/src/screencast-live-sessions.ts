@@ -4,6 +4,7 @@ import {
   type LiveInput,
   type LiveSessionFrames,
   type LiveSessionInputs,
+  LIVE_SESSION_HEARTBEAT_MS,
   MANUAL_HANDOFF_TTL_MS,
   type PortalCase,
   type RuntimeSessionLedger,
@@ -52,6 +53,8 @@ export interface ScreencastLiveSessionsOptions {
    * sent to a session reaches the page.
    */
   inputs?: LiveSessionInputs;
+  /** How often this process beats for its live sessions (default LIVE_SESSION_HEARTBEAT_MS, decision 0039). */
+  heartbeatMs?: number;
   /** Told when a session cannot be started or a frame not published (the run itself is unaffected). */
   onError?: (error: unknown) => void;
 }
@@ -90,11 +93,16 @@ export class ScreencastLiveSessions implements LiveRunSessions {
   /** The sessions of this process that take input, by id: told when input for them arrives. */
   private readonly inputHandlers = new Map<string, () => void>();
   private inputWatch: Promise<() => Promise<void>> | null = null;
+  /** The sessions this process owns and has not ended: it beats for them while it lives. */
+  private readonly owned = new Set<string>();
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: ScreencastLiveSessionsOptions) {}
 
-  /** Stops listening for input (the process is shutting down). */
+  /** Stops listening for input and beating (the process is shutting down). */
   async close(): Promise<void> {
+    clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
     const watch = this.inputWatch;
     this.inputWatch = null;
     if (watch) await (await watch.catch(() => async () => undefined))();
@@ -114,6 +122,22 @@ export class ScreencastLiveSessions implements LiveRunSessions {
     });
   }
 
+  /**
+   * One beat for all of this process's live sessions (decision 0039), one statement per interval: a sweep ends
+   * the sessions of a process that stopped beating. A beat that fails is reported; the next one follows.
+   */
+  private own(sessionId: string): void {
+    this.owned.add(sessionId);
+    if (this.heartbeat !== undefined) return;
+    this.heartbeat = setInterval(() => {
+      if (this.owned.size === 0) return;
+      this.options.ledger
+        .beat([...this.owned], this.options.clock.now())
+        .catch((error: unknown) => this.options.onError?.(error));
+    }, this.options.heartbeatMs ?? LIVE_SESSION_HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
   async begin(portalCase: PortalCase, page: Page): Promise<LiveRun | null> {
     const { ledger, frames, clock, ids } = this.options;
     const sessionId = ids.newId('rs');
@@ -128,10 +152,13 @@ export class ScreencastLiveSessions implements LiveRunSessions {
         status: 'active',
         createdAt: clock.now(),
       });
+      // The first beat at once: a process dying right after this leaves a session the sweep recognizes.
+      await ledger.beat([sessionId], clock.now());
     } catch (error) {
       this.options.onError?.(error);
       return null;
     }
+    this.own(sessionId);
 
     const interval = this.options.minFrameIntervalMs ?? 250;
     let cdp: CDPSession | null = null;
@@ -301,6 +328,7 @@ export class ScreencastLiveSessions implements LiveRunSessions {
         if (ended) return;
         clearInterval(poll);
         this.inputHandlers.delete(sessionId);
+        this.owned.delete(sessionId);
         // The last picture still goes out to a viewer, so it sees where the run stopped.
         clearTimeout(timer);
         flush();
@@ -311,6 +339,8 @@ export class ScreencastLiveSessions implements LiveRunSessions {
         try {
           await ledger.end(sessionId, clock.now());
           await frames.close(sessionId);
+          // What a person typed and the page never got (a password included) is not kept (decision 0039).
+          await inputs?.discard(sessionId);
         } catch (error) {
           this.options.onError?.(error);
         }
@@ -331,6 +361,7 @@ export class ScreencastLiveSessions implements LiveRunSessions {
       if (live === null || live.provider !== BROWSER_RUNTIME_PROVIDER) return;
       await this.options.ledger.end(live.id, this.options.clock.now());
       await this.options.frames.close(live.id);
+      await this.options.inputs?.discard(live.id);
     }
   }
 }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
 /** The repository's root (from this package's `src` or `dist`). */
@@ -17,5 +17,18 @@ export function spawnApp(app: 'api' | 'worker' | 'payer-sandbox', env: NodeJS.Pr
     cwd,
     env: { ...env, TSX_TSCONFIG_PATH: SOURCES_TSCONFIG },
     stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/**
+ * Runs a test's own TypeScript script as a child process with an IPC channel, compiled like the apps a test
+ * spawns (workspace packages from their sources), for a process a test must be able to kill.
+ */
+export function forkScript(script: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return fork(script, args, {
+    cwd: REPO_DIR,
+    execArgv: ['--import', 'tsx'],
+    env: { ...env, TSX_TSCONFIG_PATH: SOURCES_TSCONFIG },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 }

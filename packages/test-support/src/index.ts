@@ -1,4 +1,4 @@
-export { spawnApp } from './app-sources';
+export { forkScript, spawnApp } from './app-sources';
 export { freePort } from './free-port';
 export { PDF_DOCUMENT, SandboxPayerWebsite } from './sandbox-payer-website';
 export { waitUntilAnswering, type AnsweringOptions, type WatchedProcess } from './wait-until-answering';

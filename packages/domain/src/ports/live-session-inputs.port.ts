@@ -18,9 +18,15 @@ export interface StoredLiveInput {
  * told and takes the inputs, in order, each once.
  */
 export interface LiveSessionInputs {
+  /** Dropped when the session has ended: nothing would ever take it. */
   send(sessionId: string, input: LiveInput): Promise<void>;
   /** The session's inputs not yet taken, oldest first; taking them removes them from the channel. */
   take(sessionId: string): Promise<StoredLiveInput[]>;
+  /**
+   * Drops the session's inputs nobody took (its end, or its owner died): what a person typed, a password
+   * included, is kept no longer than its dispatch needs (decision 0039).
+   */
+  discard(sessionId: string): Promise<void>;
   /**
    * The owner keeps the session's browser page for an operator until `until` (a portal that demands a human,
    * decision 0038): a manual handoff of the case created meanwhile adopts the session as its own.

@@ -15,6 +15,9 @@ export interface RuntimeSessionRecord {
   endedAt: Date | null;
 }
 
+/** A live session the sweep ended: which case it served. */
+export type AbandonedRuntimeSession = Pick<RuntimeSessionRecord, 'id' | 'scope' | 'authorizationId'>;
+
 /** A session as first stored: never already ended. */
 export type NewRuntimeSession = Omit<RuntimeSessionRecord, 'status' | 'endedAt'> & {
   status: Exclude<LiveSessionStatus, 'ended'>;
@@ -32,4 +35,18 @@ export interface RuntimeSessionLedger {
   find(sessionId: string): Promise<RuntimeSessionRecord | null>;
   /** Ends the session at `at`; true when this call ended it, false when it had already ended or is unknown. */
   end(sessionId: string, at: Date): Promise<boolean>;
+  /**
+   * The process owning these sessions' browsers is alive at `at` (decision 0039). Only sessions a process owns
+   * beat; sessions that never beat (provisioned by the API for a handoff) are never taken for abandoned.
+   */
+  beat(sessionIds: readonly string[], at: Date): Promise<void>;
+  /** Ends, at `at`, every live session whose last beat is older than `lastBeatBefore`; answers those it ended. */
+  endAbandoned(lastBeatBefore: Date, at: Date): Promise<AbandonedRuntimeSession[]>;
 }
+
+/**
+ * How often the owner of live sessions beats for them, and after how long without a beat a session counts as
+ * abandoned by an owner that died (decision 0039): six beats missed, so a stalled but living process keeps them.
+ */
+export const LIVE_SESSION_HEARTBEAT_MS = 10_000;
+export const LIVE_SESSION_ABANDONED_AFTER_MS = 60_000;

@@ -13,6 +13,7 @@ export * from './detach-attachment.use-case';
 export * from './expire-manual-handoff.use-case';
 export * from './get-authorization.use-case';
 export * from './get-file.use-case';
+export * from './end-abandoned-live-sessions.use-case';
 export * from './get-live-session.use-case';
 export * from './get-manual-handoff.use-case';
 export * from './list-authorizations.use-case';

@@ -1,6 +1,7 @@
 import { type Authorization } from '../authorization/authorization.aggregate';
 import { type ManualHandoff } from '../manual-handoff/manual-handoff.aggregate';
 import { MANUAL_HANDOFF_TTL_MS } from '../manual-handoff/manual-handoff.aggregate';
+import { PayerPortalError } from '../ports/payer-portal.port';
 import { DomainError } from '../shared/domain-error';
 import { createHarness, OTHER_SCOPE, SCOPE, scriptedReceipt, type Harness } from '../testing';
 import { CompleteManualHandoffUseCase } from './complete-manual-handoff.use-case';
@@ -248,6 +249,40 @@ describe('CompleteManualHandoffUseCase and ReconcileManualHandoffUseCase', () =>
     });
     expect(again.handoff.currentState).toBe('active');
   });
+
+  it.each(['customer_login_required', 'portal_account_locked', 'credential_or_mfa_issue'])(
+    'before the final boundary (%s): settles without asking the payer and resumes the pipeline',
+    async (code) => {
+      const processing = await h.authorizationIn('processing', 'requires_confirmation');
+      h.payerPortal.fail('discover', new PayerPortalError(code, 'Sign in at the portal.', { transient: false }));
+      expect(
+        await new ProcessAuthorizationUseCase(h.deps).execute(SCOPE, { authorizationId: processing.id }),
+      ).toBe('manual_interaction_required');
+      const waiting = await h.load(processing.id);
+      expect(waiting.finalBoundaryCrossedAt).toBeNull();
+      expect(waiting.nextAction).toMatchObject({ resolution: { kind: 'manual_handoff', reason: code } });
+      const { handoff } = await new CreateManualHandoffUseCase(h.deps).execute(SCOPE, {
+        authorizationId: waiting.id,
+        expectedVersion: waiting.version,
+      });
+      await complete(handoff, null);
+      h.jobs().length = 0;
+
+      expect(await reconcile(handoff)).toBe('pipeline_resumed');
+      expect(h.payerPortal.callsTo('findSubmission')).toEqual([]);
+      expect(await loadHandoff(handoff.id)).toMatchObject({
+        currentState: 'closed',
+        result: 'completed_reported',
+        reconciliation: expect.objectContaining({ state: 'not_found' }),
+      });
+      expect((await h.load(processing.id)).status).toBe('processing');
+      expect(h.jobs()).toEqual([{ type: 'process', authorizationId: processing.id }]);
+      // The pipeline now owns the case again.
+      expect(
+        await new ProcessAuthorizationUseCase(h.deps).execute(SCOPE, { authorizationId: processing.id }),
+      ).toBe('awaiting_final_approval');
+    },
+  );
 
   it('skips a handoff with nothing to reconcile', async () => {
     const { handoff } = await createHandoff();

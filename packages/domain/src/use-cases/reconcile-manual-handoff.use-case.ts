@@ -17,7 +17,13 @@ export interface ReconcileManualHandoffCommand {
   attempt: number;
 }
 
-export type ReconcileManualHandoffOutcome = 'skipped' | 'confirmed' | 'not_found' | 'retry_scheduled';
+export type ReconcileManualHandoffOutcome =
+  | 'skipped'
+  | 'confirmed'
+  | 'not_found'
+  | 'retry_scheduled'
+  /** Before the final boundary: nothing to look up, the pipeline takes the case over again. */
+  | 'pipeline_resumed';
 
 export type ReconcileManualHandoffDeps = PipelineDeps;
 
@@ -31,6 +37,10 @@ export type ReconcileManualHandoffDeps = PipelineDeps;
  * requires_action with a new complete_payer_interaction action: a human must look again, because failing the
  * case could abandon a submission the payer does hold, and re-submitting automatically could duplicate it. A
  * case still in requires_action (revoked, expired or lost handoff) stays there and may get a new handoff.
+ *
+ * Before the final boundary nothing the service made can be at the payer: the human got the portal past what
+ * stopped the automation (the customer's own sign-in, an unlocked account; decision 0039), so the payer is not
+ * asked and the handoff settles `not_found` at once; a case the handoff handed back goes on in the pipeline.
  */
 export class ReconcileManualHandoffUseCase {
   private readonly steps: PipelineSteps;
@@ -51,9 +61,11 @@ export class ReconcileManualHandoffUseCase {
         portalCase: await buildPortalCase(tx, authorization),
         idempotencyKey: submissionIdempotencyKey(authorization),
         referenceNumber: handoff.observedReferenceNumber,
+        beforeBoundary: authorization.finalBoundaryCrossedAt === null,
       };
     });
     if (lookup === null) return 'skipped';
+    if (lookup.beforeBoundary) return this.resumePipeline(scope, command);
 
     // Portal errors propagate: the worker retries the job as it is.
     const found = await this.deps.payerPortal.findSubmission(lookup.portalCase, {
@@ -91,6 +103,22 @@ export class ReconcileManualHandoffUseCase {
           : await this.projectReceipt(tx, authorization, handoff, receipt, evidence, ctx);
       if (changed) await saveAuthorization(tx, this.deps.ids, authorization);
       return receipt === null ? 'not_found' : 'confirmed';
+    });
+  }
+
+  private resumePipeline(
+    scope: TenantScope,
+    command: ReconcileManualHandoffCommand,
+  ): Promise<ReconcileManualHandoffOutcome> {
+    return this.deps.unitOfWork.run(scope, async (tx) => {
+      const handoff = await tx.manualHandoffs.findById(command.manualHandoffId);
+      const authorization = await tx.authorizations.findById(command.authorizationId);
+      if (handoff?.reconciliation?.state !== 'pending' || authorization === null) return 'skipped';
+      handoff.finishReconciliation(false, this.deps.clock.now());
+      await saveManualHandoff(tx, this.deps.ids, handoff);
+      if (authorization.status !== 'processing' || handoff.result !== 'completed_reported') return 'not_found';
+      await tx.jobs.enqueue({ type: WORKER_JOB_TYPES.process, authorizationId: authorization.id });
+      return 'pipeline_resumed';
     });
   }
 

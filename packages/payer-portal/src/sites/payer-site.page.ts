@@ -57,6 +57,13 @@ export interface PayerSitePage {
    * then where `signIn` leaves it), false when it must sign in again (expired, ended, never finished).
    */
   resumeSession(page: Page): Promise<boolean>;
+  /**
+   * Opens the portal's sign-in page and leaves it there, for the customer to sign in with their own account
+   * (`customer_login`, decision 0039).
+   */
+  openSignIn(page: Page): Promise<void>;
+  /** Whether the page now shows the portal signed in (past its sign-in steps), without navigating. */
+  showsSignedIn(page: Page): Promise<boolean>;
   chooseProvider(page: Page, npi: string): Promise<void>;
   findMember(page: Page, memberId: string, birthDate: string): Promise<void>;
   startRequest(page: Page): Promise<void>;

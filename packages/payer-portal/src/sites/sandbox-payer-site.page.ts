@@ -11,6 +11,9 @@ import {
 } from './payer-site.page';
 
 /** Every selector of the simulated payer's portal (apps/payer-sandbox); nothing else names one. */
+/** The portal's pages before a session is signed in. */
+const SIGN_IN_PAGES = ['sign-in', 'verify-code'];
+
 const SELECTORS = {
   username: '#username',
   password: '#password',
@@ -68,7 +71,7 @@ const transient = (code: string, message: string, details: Record<string, unknow
  * module, never loaded mid-run: a module load at sign-in can fail for reasons that have nothing to do with the
  * secret (a test runner refuses loads between its tests), and every failure here reads as the customer's.
  */
-function totpCode(secret: string): string {
+export function totpCode(secret: string): string {
   try {
     return generateSync({ secret });
   } catch (error) {
@@ -103,6 +106,19 @@ export class SandboxPayerSitePage implements PayerSitePage {
     // An unknown or idle session is sent to sign in; one whose code was never entered, to the code page.
     const arrived = await this.goto(page, '/providers', ['choose-provider', 'sign-in', 'verify-code']);
     return arrived === 'choose-provider';
+  }
+
+  async openSignIn(page: Page): Promise<void> {
+    await this.goto(page, '/sign-in', ['sign-in']);
+  }
+
+  async showsSignedIn(page: Page): Promise<boolean> {
+    if (page.isClosed() || new URL(page.url()).origin !== new URL(this.baseUrl).origin) return false;
+    const shown = await page
+      .locator('body[data-page]')
+      .getAttribute('data-page', { timeout: 1_000 })
+      .catch(() => null);
+    return shown !== null && !SIGN_IN_PAGES.includes(shown);
   }
 
   async chooseProvider(page: Page, npi: string): Promise<void> {

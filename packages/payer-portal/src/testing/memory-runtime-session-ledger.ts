@@ -1,4 +1,5 @@
 import {
+  type AbandonedRuntimeSession,
   type NewRuntimeSession,
   type RuntimeSessionLedger,
   type RuntimeSessionRecord,
@@ -8,6 +9,8 @@ import {
 /** The ledger's contract in memory, for exercising the sandbox adapters without a database. */
 export class MemoryRuntimeSessionLedger implements RuntimeSessionLedger {
   readonly rows = new Map<string, RuntimeSessionRecord>();
+  /** Each session's last beat, for those that beat. */
+  readonly beats = new Map<string, Date>();
 
   async create(session: NewRuntimeSession): Promise<void> {
     if (this.rows.has(session.id)) throw new Error(`duplicate runtime session ${session.id}`);
@@ -37,5 +40,21 @@ export class MemoryRuntimeSessionLedger implements RuntimeSessionLedger {
     if (row === undefined || row.status === 'ended') return false;
     this.rows.set(sessionId, { ...row, status: 'ended', endedAt: at });
     return true;
+  }
+
+  async beat(sessionIds: readonly string[], at: Date): Promise<void> {
+    for (const id of sessionIds) {
+      const last = this.beats.get(id);
+      const live = this.rows.get(id)?.status !== 'ended' && this.rows.has(id);
+      if (live && (last === undefined || last < at)) this.beats.set(id, at);
+    }
+  }
+
+  async endAbandoned(lastBeatBefore: Date, at: Date): Promise<AbandonedRuntimeSession[]> {
+    const abandoned = [...this.beats]
+      .filter(([id, beat]) => beat < lastBeatBefore && this.rows.get(id)?.status !== 'ended')
+      .map(([id]) => this.rows.get(id)!);
+    for (const { id } of abandoned) await this.end(id, at);
+    return abandoned.map(({ id, scope, authorizationId }) => ({ id, scope, authorizationId }));
   }
 }

@@ -14,6 +14,7 @@ import { LiveSessionFrames1763755000000 } from './1763755000000-live-session-fra
 import { RateLimitsReadAuditAndKeyRotation1763757000000 } from './1763757000000-rate-limits-read-audit-and-key-rotation';
 import { WebhookVersionsAndSingleAttempts1763759000000 } from './1763759000000-webhook-versions-and-single-attempts';
 import { LiveSessionInputs1763760000000 } from './1763760000000-live-session-inputs';
+import { LiveSessionHeartbeats1763761000000 } from './1763761000000-live-session-heartbeats';
 
 /** Every committed migration, oldest first. Listed explicitly so builds never depend on file globbing. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   RateLimitsReadAuditAndKeyRotation1763757000000,
   WebhookVersionsAndSingleAttempts1763759000000,
   LiveSessionInputs1763760000000,
+  LiveSessionHeartbeats1763761000000,
 ];

@@ -17,6 +17,12 @@ export const PURGE_IDEMPOTENCY_QUEUE = 'purge_idempotency_records';
 export const PURGE_EVENTS_QUEUE = 'purge_events';
 
 /**
+ * The cluster-wide schedule that ends live sessions whose owning process stopped beating
+ * (docs/decisions/0039-customer-sign-in-and-abandoned-live-sessions.md).
+ */
+export const END_ABANDONED_LIVE_SESSIONS_QUEUE = 'end_abandoned_live_sessions';
+
+/**
  * Webhook deliveries (docs/decisions/0031-events-and-webhooks.md). A failed send is rescheduled with its own
  * backoff, by a new job holding the delivery's new attempt token
  * (docs/decisions/0037-webhook-versions-attempts-and-request-schemas.md); pg-boss's retries only cover a
@@ -107,6 +113,15 @@ export function jobQueueDefinitions(): Queue[] {
       policy: 'singleton',
       retryLimit: 0,
       expireInSeconds: 10 * 60,
+      heartbeatSeconds: 10,
+      deleteAfterSeconds: DAY_SECONDS,
+    },
+    // One statement per ended session; a missed minute is the next one.
+    {
+      name: END_ABANDONED_LIVE_SESSIONS_QUEUE,
+      policy: 'singleton',
+      retryLimit: 0,
+      expireInSeconds: 60,
       heartbeatSeconds: 10,
       deleteAfterSeconds: DAY_SECONDS,
     },

@@ -25,9 +25,12 @@ export class PostgresLiveSessionInputs implements LiveSessionInputs {
   }
 
   async send(sessionId: string, input: LiveInput): Promise<void> {
+    // Only into a live session: an ended one's owner takes nothing more, and the text would just stay.
     await this.query(
       `WITH stored AS (
-         INSERT INTO runtime_session_inputs (session_id, input) VALUES ($1, $2::jsonb) RETURNING session_id)
+         INSERT INTO runtime_session_inputs (session_id, input)
+         SELECT id, $2::jsonb FROM runtime_sessions WHERE id = $1 AND status <> 'ended'
+         RETURNING session_id)
        SELECT pg_notify($3, session_id) FROM stored`,
       [sessionId, JSON.stringify(input), LIVE_SESSION_INPUTS_CHANNEL],
     );
@@ -41,6 +44,10 @@ export class PostgresLiveSessionInputs implements LiveSessionInputs {
     // A DELETE answers [rows, affected count] through the data source.
     const rows = (Array.isArray(result[0]) ? result[0] : result) as Array<{ seq: string; input: LiveInput }>;
     return rows.map((row) => ({ seq: Number(row.seq), input: row.input })).sort((a, b) => a.seq - b.seq);
+  }
+
+  async discard(sessionId: string): Promise<void> {
+    await this.query('DELETE FROM runtime_session_inputs WHERE session_id = $1', [sessionId]);
   }
 
   async hold(sessionId: string, until: Date): Promise<void> {

@@ -80,6 +80,32 @@ describe('TypeOrmRuntimeSessionLedger', () => {
     expect(await ledger.end(`rs_${uniqueSuffix()}`, at(240_000))).toBe(false);
   });
 
+  it('ends the live sessions whose beats stopped, and never those that never beat or still beat', async () => {
+    const scope = await createTestTenant(dataSource);
+    const authorizationId = await storedAuthorization(scope);
+    const [dead, alive, unbeaten, ended] = [1, 2, 3, 4].map(() => newSession(scope, authorizationId));
+    for (const session of [dead!, alive!, unbeaten!, ended!]) await ledger.create(session);
+    await ledger.beat([dead!.id, alive!.id, ended!.id], at(0));
+    await ledger.end(ended!.id, at(1_000));
+    await ledger.beat([alive!.id, ended!.id], at(50_000));
+    // A late beat never moves a session's last beat back.
+    await ledger.beat([alive!.id], at(20_000));
+
+    // Other suites' sessions share the table: only this test's are looked at.
+    const mine = new Set([dead!.id, alive!.id, unbeaten!.id, ended!.id]);
+    const swept = await ledger.endAbandoned(at(30_000), at(60_000));
+    expect(swept.filter(({ id }) => mine.has(id))).toEqual([{ id: dead!.id, scope, authorizationId }]);
+    expect(await ledger.find(dead!.id)).toMatchObject({ status: 'ended', endedAt: at(60_000) });
+    expect(await ledger.find(alive!.id)).toMatchObject({ status: 'active', endedAt: null });
+    expect(await ledger.find(unbeaten!.id)).toMatchObject({ status: 'active', endedAt: null });
+    // The ended session stays as it ended.
+    expect(await ledger.find(ended!.id)).toMatchObject({ status: 'ended', endedAt: at(1_000) });
+
+    const later = await ledger.endAbandoned(at(50_001), at(70_000));
+    expect(later.filter(({ id }) => mine.has(id)).map(({ id }) => id)).toEqual([alive!.id]);
+    expect(await ledger.find(unbeaten!.id)).toMatchObject({ status: 'active' });
+  });
+
   it('refuses a session for an authorization its tenant does not have', async () => {
     const scope = await createTestTenant(dataSource);
     const other = await createTestTenant(dataSource);

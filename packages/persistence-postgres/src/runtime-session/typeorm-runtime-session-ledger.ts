@@ -1,4 +1,5 @@
 import type {
+  AbandonedRuntimeSession,
   Environment,
   LiveSessionStatus,
   NewRuntimeSession,
@@ -100,6 +101,33 @@ export class TypeOrmRuntimeSessionLedger implements RuntimeSessionLedger {
       ),
     );
     return rowCount > 0;
+  }
+
+  async beat(sessionIds: readonly string[], at: Date): Promise<void> {
+    if (sessionIds.length === 0) return;
+    await this.run((manager) =>
+      runSql(
+        manager,
+        // GREATEST: a beat delayed behind a later one never moves the session's last beat back.
+        `UPDATE runtime_sessions SET heartbeat_at = GREATEST(heartbeat_at, $2)
+         WHERE id = ANY($1::text[]) AND status <> 'ended'`,
+        [[...sessionIds], at],
+      ),
+    );
+  }
+
+  async endAbandoned(lastBeatBefore: Date, at: Date): Promise<AbandonedRuntimeSession[]> {
+    const { rows } = await this.run((manager) =>
+      runSql<RuntimeSessionRow>(
+        manager,
+        // Served by runtime_sessions_heartbeat_idx; sessions that never beat are not a process's to lose.
+        `UPDATE runtime_sessions SET status = 'ended', ended_at = $2
+         WHERE status <> 'ended' AND heartbeat_at IS NOT NULL AND heartbeat_at < $1
+         RETURNING *`,
+        [lastBeatBefore, at],
+      ),
+    );
+    return rows.map(toRecord).map(({ id, scope, authorizationId }) => ({ id, scope, authorizationId }));
   }
 
   /** Single statements need no transaction of their own; on the pool each commits at once. */
