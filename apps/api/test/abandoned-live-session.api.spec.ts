@@ -8,7 +8,6 @@ import {
   KeysetCursors,
   PostgresLiveSessionFrames,
   PostgresLiveSessionInputs,
-  TypeOrmAccessGrantStore,
   TypeOrmRuntimeSessionLedger,
   TypeOrmUnitOfWork,
 } from '@prior-auth/persistence-postgres';
@@ -122,16 +121,11 @@ it('ends the live session of a killed owner once its beats stopped; its grant th
       unitOfWork: new TypeOrmUnitOfWork(t.dataSource, {
         cursors: new KeysetCursors(signer),
         jobBoss: t.jobBoss,
+        // A handoff the sweep closes revokes its grants in the close's transaction.
+        grants: (ledger) => new SignedAccessGrants({ ledger, signer, baseUrl, clock, ids }),
       }),
       clock,
       ids,
-      grantIssuer: new SignedAccessGrants({
-        ledger: new TypeOrmAccessGrantStore(t.dataSource),
-        signer,
-        baseUrl,
-        clock,
-        ids,
-      }),
       runtimeSessions: new SandboxRuntimeSessions({ ledger, signer, baseUrl, clock, ids }),
       ledger,
       frames: new PostgresLiveSessionFrames(t.dataSource),

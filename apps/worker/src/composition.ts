@@ -177,7 +177,6 @@ export function createWorker(options: WorkerCompositionOptions): Worker {
     unitOfWork,
     clock,
     ids,
-    grantIssuer: options.grantIssuer,
     runtimeSessions: options.runtimeSessions,
     ledger: new TypeOrmRuntimeSessionLedger(options.dataSource),
     frames: new PostgresLiveSessionFrames(options.dataSource),

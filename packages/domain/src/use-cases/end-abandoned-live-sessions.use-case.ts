@@ -10,7 +10,7 @@ import { LoseManualHandoffInteractionUseCase } from './lose-manual-handoff-inter
 
 export type EndAbandonedLiveSessionsDeps = Pick<
   DomainPorts,
-  'unitOfWork' | 'clock' | 'ids' | 'grantIssuer' | 'runtimeSessions'
+  'unitOfWork' | 'clock' | 'ids' | 'runtimeSessions'
 > & {
   ledger: RuntimeSessionLedger;
   frames: LiveSessionFrames;
