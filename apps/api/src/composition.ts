@@ -28,6 +28,7 @@ import {
   UnableToCompleteManualHandoffUseCase,
   type Clock,
   type Environment,
+  type OrganizationDirectory,
   ResolvePayerRequestUseCase,
   EnsureSubmissionPreviewUseCase,
 } from '@prior-auth/domain';
