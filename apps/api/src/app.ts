@@ -1,14 +1,26 @@
+import type { AppConfig, Logger } from '@prior-auth/platform';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
+import type { Container } from 'inversify';
+import { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import { authenticationMiddleware } from './auth/authentication.middleware';
+import { AuthorizationController } from './authorization/authorization.controller';
 import { authorizationRouter } from './authorization/authorization.routes';
+import { LegacyWorkflowController } from './authorization/legacy/legacy-workflow.controller';
+import { CatalogController } from './catalog/catalog.controller';
+import { SandboxController } from './sandbox/sandbox.controller';
 import { sandboxPortalRouter } from './sandbox/sandbox-portal.routes';
 import { blobRouter } from './files/blob.routes';
+import { FileController } from './files/file.controller';
 import { fileRouter } from './files/file.routes';
+import { EventController } from './events/event.controller';
 import { eventRouter } from './events/event.routes';
+import { WebhookEndpointController } from './webhooks/webhook-endpoint.controller';
 import { webhookEndpointRouter } from './webhooks/webhook-endpoint.routes';
 import { grantRouter } from './grants/grant.routes';
 import { liveViewRouter } from './live-view/live-view.routes';
+import { HealthController } from './health/health.controller';
+import { ManualHandoffController } from './manual-handoff/manual-handoff.controller';
 import { accessLogMiddleware } from './http/access-log.middleware';
 import { announceApiVersion, resolveApiVersion } from './http/api-version.middleware';
 import { jsonBodiesOnly } from './http/content-type.middleware';
@@ -18,16 +30,18 @@ import { errorHandler } from './http/error-handler';
 import { createHttpMetrics } from './http/http-metrics';
 import { HttpError } from './http/http-error';
 import { safeJsonBody, wellFormedRequestTarget } from './http/input-guards.middleware';
+import { ApiRateLimits } from './http/rate-limits.middleware';
 import { requestIdMiddleware } from './http/request-id.middleware';
 import { methodNotAllowed } from './http/method-not-allowed';
 import { addRoutes } from './http/route-table';
 import { docsRouter, openApiDocumentHandler } from './openapi/docs.routes';
 import { openApiDocument } from './openapi/openapi.document';
-import type { ApiComposition } from './composition';
+import { TOKENS } from './tokens';
 
-/** The Express application for one composition; tests drive it with supertest, `main` with a real server. */
-export function createApp(api: ApiComposition): Express {
-  const { config, logger, controllers } = api;
+/** The Express application for one container; tests drive it with supertest, `main` with a real server. */
+export function createApp(container: Container): Express {
+  const config = container.get<AppConfig>(TOKENS.Config);
+  const logger = container.get<Logger>(TOKENS.Logger);
   const outage = new DatabaseOutageTracker(logger);
   const app = express();
   app.disable('x-powered-by');
@@ -50,17 +64,17 @@ export function createApp(api: ApiComposition): Express {
   // NUL bytes or invalid UTF-8 in the path or query: refused before any route reads the database.
   app.use(wellFormedRequestTarget);
   // Raw file bytes (filesystem blob store): no API key, and before the JSON-only check and the body parser.
-  app.use(blobRouter(api.blobStorage, logger));
+  app.use(blobRouter(container.get(TOKENS.BlobStorage), logger));
   // Access-grant URLs and the sandbox payer's session page they lead to: capabilities, no API key. The page
   // takes an HTML form post, so it is mounted before the JSON-only check too.
-  app.use(grantRouter(api.accessGrantGate));
-  app.use(sandboxPortalRouter(api.sandboxSessionPage));
+  app.use(grantRouter(container.get(TOKENS.AccessGrantGate)));
+  app.use(sandboxPortalRouter(container.get(TOKENS.SandboxSessionPage)));
   // The live view of a worker's browser session (decision 0033): a capability too; input to it is refused.
-  app.use(liveViewRouter(api.liveView));
+  app.use(liveViewRouter(container.get(TOKENS.LiveView)));
   app.use(jsonBodiesOnly);
   app.use(express.json({ limit: config.REQUEST_BODY_LIMIT_BYTES, type: () => true, strict: true }));
 
-  const health = controllers.health;
+  const health = container.get(HealthController);
   addRoutes(app, {
     '/health': {
       get: async (req, res) => {
@@ -78,17 +92,18 @@ export function createApp(api: ApiComposition): Express {
   app.use(docsRouter(openApiDocument));
 
   const v1 = express.Router();
-  const rateLimits = api.rateLimits;
+  const rateLimits = container.get<ApiRateLimits>(TOKENS.RateLimits);
   v1.use(rateLimits.addressGate);
   v1.use(
-    authenticationMiddleware(api.authenticator, outage, (req, unauthorized) =>
+    authenticationMiddleware(container.get(ApiKeyAuthenticator), outage, (req, unauthorized) =>
       rateLimits.authenticationFailed(req, unauthorized),
     ),
   );
   v1.use(rateLimits.keyBudget);
   v1.use(resolveApiVersion);
   v1.use(safeJsonBody);
-  const { catalog, sandbox } = controllers;
+  const catalog = container.get(CatalogController);
+  const sandbox = container.get(SandboxController);
   addRoutes(v1, {
     '/payers': { get: (req, res) => catalog.listPayers(req, res) },
     '/payers/:payerId': { get: (req, res) => catalog.getPayer(req, res) },
@@ -96,15 +111,15 @@ export function createApp(api: ApiComposition): Express {
     '/sandbox/scenarios': { get: (req, res) => sandbox.listScenarios(req, res) },
   });
   const authorizations = authorizationRouter(
-    controllers.authorizations,
-    controllers.manualHandoffs,
-    controllers.legacyWorkflow,
+    container.get(AuthorizationController),
+    container.get(ManualHandoffController),
+    container.get(LegacyWorkflowController),
   );
   v1.use('/prior-auth/authorizations', authorizations);
   v1.use('/prior-authorizations', authorizations);
-  v1.use('/files', fileRouter(controllers.files));
-  v1.use('/events', eventRouter(controllers.events));
-  v1.use('/webhook-endpoints', webhookEndpointRouter(controllers.webhookEndpoints));
+  v1.use('/files', fileRouter(container.get(FileController)));
+  v1.use('/events', eventRouter(container.get(EventController)));
+  v1.use('/webhook-endpoints', webhookEndpointRouter(container.get(WebhookEndpointController)));
   addRoutes(v1, { '/openapi.json': { get: openApiDocumentHandler(openApiDocument) } });
   app.use('/v1', v1);
 

@@ -11,10 +11,13 @@ import {
 } from '@prior-auth/platform';
 import { FsBlobStore } from '@prior-auth/blob-storage';
 import { bootstrapDatabase, startJobBoss } from '@prior-auth/persistence-postgres';
+import type { ReadAuditRecorder } from './audit/read-audit.recorder';
 import { createApp } from './app';
-import { composeApi } from './composition';
+import { buildContainer } from './container';
 import { listen } from './http-server';
+import { type LiveViewRouterDeps } from './live-view/live-view.routes';
 import { openBlobStorage } from './files/blob-storage';
+import { TOKENS } from './tokens';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -35,8 +38,8 @@ async function main(): Promise<void> {
   });
   // Commands enqueue worker jobs in their own transaction; this instance only sends (decision 0016).
   const jobBoss = await startJobBoss({ connectionString: database.url, role: 'producer' });
-  const api = composeApi({ config, logger, dataSource: database.dataSource, blobStorage, jobBoss });
-  const app = createApp(api);
+  const container = buildContainer({ config, logger, dataSource: database.dataSource, blobStorage, jobBoss });
+  const app = createApp(container);
   const running = await listen(app, config.PORT, config.HOST);
   logger.info(
     { host: config.HOST, port: running.port },
@@ -46,9 +49,9 @@ async function main(): Promise<void> {
   onShutdownSignal(
     async () => {
       await running.close(config.SHUTDOWN_GRACE_MS);
-      await api.liveView.hub.close();
+      await container.get<LiveViewRouterDeps>(TOKENS.LiveView).hub.close();
       // Audit rows of the last reads (decision 0035) are written before the database closes.
-      await api.readAudit.close();
+      await container.get<ReadAuditRecorder>(TOKENS.ReadAudit).close();
       await blobStorage.close();
       await jobBoss.stop({ graceful: false });
       await database.close();

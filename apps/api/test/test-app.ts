@@ -21,7 +21,9 @@ import {
 import type { Express } from 'express';
 import type { DataSource } from 'typeorm';
 import { createApp } from '../src/app';
-import { composeApi } from '../src/composition';
+import type { ReadAuditRecorder } from '../src/audit/read-audit.recorder';
+import { buildContainer } from '../src/container';
+import { TOKENS } from '../src/tokens';
 import { openBlobStorage } from '../src/files/blob-storage';
 import { openApiDocument } from '../src/openapi/openapi.document';
 import { OpenApiContract, withContractCheck } from './contract/openapi-contract';
@@ -98,7 +100,7 @@ export async function createTestApp(
     role: 'producer',
     poolSize: 1,
   });
-  const composition = composeApi({
+  const container = buildContainer({
     config,
     logger,
     dataSource,
@@ -109,7 +111,7 @@ export async function createTestApp(
     ...(options.apiKeyCacheTtlMs === undefined ? {} : { apiKeyCacheTtlMs: options.apiKeyCacheTtlMs }),
     ...(options.hostResolver ? { hostResolver: options.hostResolver } : {}),
   });
-  const api = createApp(composition);
+  const api = createApp(container);
   const directory = new TypeOrmOrganizationDirectory(dataSource);
   // The payer of the test route has a portal connection (decision 0021), as every file's production cases
   // need: connections are per payer and shared by the run, so no file may depend on another connecting it.
@@ -139,7 +141,7 @@ export async function createTestApp(
       return { organizationId: organization.id, npi, keys };
     },
     async close() {
-      await composition.readAudit.close();
+      await container.get<ReadAuditRecorder>(TOKENS.ReadAudit).close();
       await blobStorage.close();
       await jobBoss.stop({ graceful: false });
       await dataSource.destroy();

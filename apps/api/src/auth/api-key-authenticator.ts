@@ -1,7 +1,9 @@
 import type { Environment, OrganizationDirectory } from '@prior-auth/domain';
 import { hashApiKey, hashesEqual, parseApiKey } from '@prior-auth/platform';
+import { inject, injectable } from 'inversify';
 import { LRUCache } from 'lru-cache';
 import type { AuthenticatedKey } from '../http/request-context';
+import { TOKENS } from '../tokens';
 
 const BEARER = /^Bearer ([^\s]+)$/;
 
@@ -27,6 +29,7 @@ export interface ApiKeyCacheOptions {
  * refused like an unknown one. A key found active is remembered for `ttlMs`: the lookup was one database round
  * trip on every request (docs/performance.md).
  */
+@injectable()
 export class ApiKeyAuthenticator {
   private readonly active: LRUCache<string, AuthenticatedKey>;
   /** When this process last noted each key's use; keys whose use is still to be written. */
@@ -35,9 +38,9 @@ export class ApiKeyAuthenticator {
   private useTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly directory: OrganizationDirectory,
-    private readonly servedEnvironments: readonly Environment[],
-    cache: ApiKeyCacheOptions,
+    @inject(TOKENS.OrganizationDirectory) private readonly directory: OrganizationDirectory,
+    @inject(TOKENS.ServedEnvironments) private readonly servedEnvironments: readonly Environment[],
+    @inject(TOKENS.ApiKeyCache) cache: ApiKeyCacheOptions,
   ) {
     this.active = new LRUCache({ max: API_KEY_CACHE_ENTRIES, ttl: Math.max(1, cache.ttlMs) });
   }

@@ -13,6 +13,7 @@ import {
 } from '@prior-auth/domain';
 import { API_VERSION_HEADER } from '@prior-auth/platform';
 import type { Request, Response } from 'express';
+import { inject, injectable } from 'inversify';
 import { apiVersionOf, isLegacyRequest } from '../http/api-version.middleware';
 import { CommandRunner, type CommandResult } from '../http/command-runner';
 import { parseLimit } from '../http/pagination';
@@ -20,6 +21,7 @@ import { idempotencyKey, ifMatchAfterScoping } from '../http/preconditions';
 import { pathParam, scopeOf } from '../http/request-context';
 import { assertEmptyBody, validateAll, validateInput } from '../http/validation';
 import type { TransactionBound } from '../http/transaction-bound';
+import { TOKENS } from '../tokens';
 import type { ReadAuditRecorder } from '../audit/read-audit.recorder';
 import { etagOf, presentAuthorization, presentLegacyAuthorization } from '@prior-auth/presentation';
 import {
@@ -75,11 +77,12 @@ const authorizationResult = (
  * authorization is known to exist for the tenant, else 404), then the idempotent command itself, where the use
  * case checks tenant scoping (404) and the version (409 version_conflict).
  */
+@injectable()
 export class AuthorizationController {
   constructor(
-    private readonly useCases: TransactionBound<AuthorizationUseCases>,
-    private readonly commands: CommandRunner,
-    private readonly readAudit: ReadAuditRecorder,
+    @inject(TOKENS.AuthorizationUseCases) private readonly useCases: TransactionBound<AuthorizationUseCases>,
+    @inject(CommandRunner) private readonly commands: CommandRunner,
+    @inject(TOKENS.ReadAudit) private readonly readAudit: ReadAuditRecorder,
   ) {}
 
   async create(req: Request, res: Response): Promise<void> {

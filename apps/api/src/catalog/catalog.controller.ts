@@ -12,20 +12,23 @@ import {
 } from '@prior-auth/persistence-postgres';
 import type { TokenSigner } from '@prior-auth/platform';
 import type { Request, Response } from 'express';
+import { inject, injectable } from 'inversify';
 import { parseLimit } from '../http/pagination';
 import { scopeOf } from '../http/request-context';
 import { validateInput } from '../http/validation';
+import { TOKENS } from '../tokens';
 import { presentPayer, presentRoute } from './catalog.presenter';
 import { ListPayersQuery, ListRoutesQuery } from './catalog.request';
 
 /** Decision 0025: the payer catalog and the serviceable routes, both keyset-paginated. */
+@injectable()
 export class CatalogController {
   private readonly cursors: KeysetCursors;
 
   constructor(
-    private readonly catalog: TypeOrmPayerCatalog,
-    signer: TokenSigner,
-    private readonly portalAccess: PortalAccess,
+    @inject(TOKENS.PayerCatalog) private readonly catalog: TypeOrmPayerCatalog,
+    @inject(TOKENS.TokenSigner) signer: TokenSigner,
+    @inject(TOKENS.PortalAccess) private readonly portalAccess: PortalAccess,
   ) {
     this.cursors = new KeysetCursors(signer);
   }

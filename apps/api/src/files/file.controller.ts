@@ -5,6 +5,7 @@ import type {
   ListFilesUseCase,
 } from '@prior-auth/domain';
 import type { Request, Response } from 'express';
+import { inject, injectable } from 'inversify';
 import { CommandRunner } from '../http/command-runner';
 import { parseLimit } from '../http/pagination';
 import { idempotencyKey } from '../http/preconditions';
@@ -12,6 +13,7 @@ import { pathParam, scopeOf } from '../http/request-context';
 import { assertEmptyBody, validateAll, validateInput } from '../http/validation';
 import type { ReadAuditRecorder } from '../audit/read-audit.recorder';
 import type { TransactionBound } from '../http/transaction-bound';
+import { TOKENS } from '../tokens';
 import { presentFile } from '@prior-auth/presentation';
 import { CreateFileRequest, ListFilesQuery } from './file.request';
 
@@ -29,11 +31,12 @@ export interface FileUseCases {
  * complete are commands: the Idempotency-Key is optional and honoured when sent (decision 0023), validation
  * failures are never stored, domain refusals are.
  */
+@injectable()
 export class FileController {
   constructor(
-    private readonly useCases: TransactionBound<FileUseCases>,
-    private readonly commands: CommandRunner,
-    private readonly readAudit: ReadAuditRecorder,
+    @inject(TOKENS.FileUseCases) private readonly useCases: TransactionBound<FileUseCases>,
+    @inject(CommandRunner) private readonly commands: CommandRunner,
+    @inject(TOKENS.ReadAudit) private readonly readAudit: ReadAuditRecorder,
   ) {}
 
   async create(req: Request, res: Response): Promise<void> {

@@ -1,14 +1,17 @@
 import { checkDatabaseReadiness, isDatabaseReady, pingDatabase } from '@prior-auth/persistence-postgres';
 import type { Request, Response } from 'express';
+import { inject, injectable } from 'inversify';
 import type { DataSource } from 'typeorm';
+import { TOKENS } from '../tokens';
 
 /**
  * Public probes. `/health`: database reachability (503 when it cannot be reached). `/livez`: the process
  * answers (never touches the database, so an outage does not get it restarted). `/readyz`: the database is
  * reachable and on this code's schema, so traffic may be sent (docs/decisions/0034-operability.md).
  */
+@injectable()
 export class HealthController {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(@inject(TOKENS.DataSource) private readonly dataSource: DataSource) {}
 
   async get(_req: Request, res: Response): Promise<void> {
     const databaseUp = await pingDatabase(this.dataSource);

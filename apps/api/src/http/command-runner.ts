@@ -10,6 +10,8 @@ import {
 } from '@prior-auth/persistence-postgres';
 import type { Logger } from '@prior-auth/platform';
 import type { Request, Response } from 'express';
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../tokens';
 import { canonicalJson } from './canonical-json';
 import { toErrorResponse } from './error-handler';
 import { HttpError } from './http-error';
@@ -63,11 +65,12 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * Without a key the handler still runs in a transaction of the runner's, so the audit log records the API key
  * and request id as the actor of the change.
  */
+@injectable()
 export class CommandRunner {
   constructor(
-    private readonly store: PostgresIdempotencyStore,
-    private readonly transactions: TypeOrmTransactions,
-    private readonly logger: Logger,
+    @inject(TOKENS.IdempotencyStore) private readonly store: PostgresIdempotencyStore,
+    @inject(TOKENS.Transactions) private readonly transactions: TypeOrmTransactions,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
 
   async run(

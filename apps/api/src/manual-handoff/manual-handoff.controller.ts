@@ -13,11 +13,13 @@ import type {
 } from '@prior-auth/domain';
 import type { ClassConstructor } from 'class-transformer';
 import type { Request, Response } from 'express';
+import { inject, injectable } from 'inversify';
 import { CommandRunner, type CommandResult } from '../http/command-runner';
 import { idempotencyKey, ifMatchAfterScoping } from '../http/preconditions';
 import { pathParam, scopeOf } from '../http/request-context';
 import { assertEmptyBody, assertEmptyQuery, validateAll, validateInput } from '../http/validation';
 import type { TransactionBound } from '../http/transaction-bound';
+import { TOKENS } from '../tokens';
 import {
   handoffEtag,
   presentLiveSession,
@@ -61,10 +63,11 @@ const handoffResult = (
  * families. Same order as every command: validation (422, never stored), If-Match syntax only once the
  * resource is known to exist for the tenant (else 404), then the idempotent command.
  */
+@injectable()
 export class ManualHandoffController {
   constructor(
-    private readonly useCases: TransactionBound<ManualHandoffUseCases>,
-    private readonly commands: CommandRunner,
+    @inject(TOKENS.ManualHandoffUseCases) private readonly useCases: TransactionBound<ManualHandoffUseCases>,
+    @inject(CommandRunner) private readonly commands: CommandRunner,
   ) {}
 
   async create(req: Request, res: Response): Promise<void> {

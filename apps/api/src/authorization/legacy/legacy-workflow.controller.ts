@@ -7,12 +7,14 @@ import type {
 } from '@prior-auth/domain';
 import { API_VERSION_HEADER, type Logger } from '@prior-auth/platform';
 import type { Request, Response } from 'express';
+import { inject, injectable } from 'inversify';
 import { apiVersionOf } from '../../http/api-version.middleware';
 import { CommandRunner } from '../../http/command-runner';
 import { idempotencyKey, ifMatchAfterScoping } from '../../http/preconditions';
 import { pathParam, scopeOf } from '../../http/request-context';
 import { validateAll, validateInput } from '../../http/validation';
 import type { TransactionBound } from '../../http/transaction-bound';
+import { TOKENS } from '../../tokens';
 import { etagOf } from '@prior-auth/presentation';
 import { PatchAnswersRequest, patchAnswersIssues, toResponseItems } from '../authorization.request';
 import { ResolveActionRequest } from './legacy-workflow.request';
@@ -31,11 +33,13 @@ export interface LegacyWorkflowUseCases {
  * the legacy workflow shape whatever the request's version; If-Match and Idempotency-Key are optional and
  * checked when sent. The order of checks is the other commands' (decision 0023).
  */
+@injectable()
 export class LegacyWorkflowController {
   constructor(
+    @inject(TOKENS.LegacyWorkflowUseCases)
     private readonly useCases: TransactionBound<LegacyWorkflowUseCases>,
-    private readonly commands: CommandRunner,
-    private readonly logger: Logger,
+    @inject(CommandRunner) private readonly commands: CommandRunner,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
 
   async update(req: Request, res: Response): Promise<void> {

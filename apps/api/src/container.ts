@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import type { BlobStorage } from '@prior-auth/blob-storage';
 import {
   AttachFileUseCase,
@@ -66,6 +67,7 @@ import {
   type JobBoss,
   type PostgresTransaction,
 } from '@prior-auth/persistence-postgres';
+import { Container } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { API_KEY_CACHE_TTL_MS, ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import {
@@ -91,7 +93,7 @@ import { ApiRateLimits } from './http/rate-limits.middleware';
 import { LiveFrameHub } from './live-view/live-frame-hub';
 import { LiveViewAccess } from './live-view/live-view-access';
 import { LiveViewRuntimeSessions } from './live-view/live-view-runtime-sessions';
-import type { LiveViewRouterDeps } from './live-view/live-view.routes';
+import { TOKENS } from './tokens';
 
 export interface ApiDependencies {
   config: AppConfig;
@@ -100,7 +102,7 @@ export interface ApiDependencies {
   servedEnvironments?: readonly Environment[];
   /**
    * The file bytes' store; opened from BLOB_STORAGE_URL when not given. Whoever opens it closes it at shutdown
-   * (`main` passes its own; otherwise close `composeApi(…).blobStorage`).
+   * (`main` passes its own; otherwise close `container.get(TOKENS.BlobStorage)`).
    */
   blobStorage?: BlobStorage;
   /** The clock of use cases and grants; the system clock when absent (tests move it to see grants expire). */
@@ -116,61 +118,47 @@ export interface ApiDependencies {
   hostResolver?: HostResolver;
 }
 
-/** What the API's routes and its shutdown use, built once by `composeApi`. */
-export interface ApiComposition {
-  config: AppConfig;
-  logger: Logger;
-  /** Whoever opened it closes it at shutdown (see ApiDependencies.blobStorage). */
-  blobStorage: BlobStorage;
-  rateLimits: ApiRateLimits;
-  /** Flushed and closed at shutdown. */
-  readAudit: ReadAuditRecorder;
-  authenticator: ApiKeyAuthenticator;
-  accessGrantGate: AccessGrantGate;
-  sandboxSessionPage: SandboxSessionPage;
-  /** Its hub is closed at shutdown. */
-  liveView: LiveViewRouterDeps;
-  controllers: {
-    health: HealthController;
-    catalog: CatalogController;
-    sandbox: SandboxController;
-    authorizations: AuthorizationController;
-    manualHandoffs: ManualHandoffController;
-    legacyWorkflow: LegacyWorkflowController;
-    files: FileController;
-    events: EventController;
-    webhookEndpoints: WebhookEndpointController;
-  };
-}
-
-/**
- * The API's composition root, a plain factory like the worker's (docs/decisions/0041-explicit-transactions-and-plain-composition.md):
- * adapters on ports, use cases on adapters, controllers on use cases, each built once.
- */
-export function composeApi(deps: ApiDependencies): ApiComposition {
-  const rateLimits = new ApiRateLimits(
-    deps.dataSource,
-    {
-      perSecond: deps.config.RATE_LIMIT_PER_SECOND,
-      burst: deps.config.RATE_LIMIT_BURST,
-      authFailuresPerMinute: deps.config.AUTH_FAILURES_PER_MINUTE,
-    },
-    deps.logger,
+/** The API's composition root: adapters bound to ports, controllers bound as singletons. */
+export function buildContainer(deps: ApiDependencies): Container {
+  const container = new Container({ defaultScope: 'Singleton' });
+  container.bind(TOKENS.Config).toConstantValue(deps.config);
+  container.bind(TOKENS.Logger).toConstantValue(deps.logger);
+  container.bind(TOKENS.DataSource).toConstantValue(deps.dataSource);
+  container
+    .bind(TOKENS.ServedEnvironments)
+    .toConstantValue(deps.servedEnvironments ?? ['sandbox', 'production']);
+  container
+    .bind(TOKENS.ApiKeyCache)
+    .toConstantValue({ ttlMs: deps.apiKeyCacheTtlMs ?? API_KEY_CACHE_TTL_MS });
+  container.bind(TOKENS.RateLimits).toConstantValue(
+    new ApiRateLimits(
+      deps.dataSource,
+      {
+        perSecond: deps.config.RATE_LIMIT_PER_SECOND,
+        burst: deps.config.RATE_LIMIT_BURST,
+        authFailuresPerMinute: deps.config.AUTH_FAILURES_PER_MINUTE,
+      },
+      deps.logger,
+    ),
   );
-  const readAudit = new ReadAuditRecorder(deps.dataSource, deps.logger);
+  container.bind(TOKENS.ReadAudit).toConstantValue(new ReadAuditRecorder(deps.dataSource, deps.logger));
+  container
+    .bind<OrganizationDirectory>(TOKENS.OrganizationDirectory)
+    .toConstantValue(new TypeOrmOrganizationDirectory(deps.dataSource));
   if (!deps.config.SIGNING_SECRET) throw new Error('SIGNING_SECRET is required to run the API');
   const signer = new TokenSigner(deps.config.SIGNING_SECRET);
+  container.bind(TOKENS.TokenSigner).toConstantValue(signer);
   const payerCatalog = new TypeOrmPayerCatalog(deps.dataSource);
+  container.bind(TOKENS.PayerCatalog).toConstantValue(payerCatalog);
   // Not cached: a portal connection or credentials set or removed with the admin CLI applies at once.
   const portalAccess = new TypeOrmPortalAccess(deps.dataSource);
+  container.bind(TOKENS.PortalAccess).toConstantValue(portalAccess);
   const blobStorage = deps.blobStorage ?? openBlobStorage(deps.config);
+  container.bind<BlobStorage>(TOKENS.BlobStorage).toConstantValue(blobStorage);
 
   // Commands: their transactions, idempotency records, and the use cases on their ports.
-  const commands = new CommandRunner(
-    new PostgresIdempotencyStore(deps.dataSource),
-    new TypeOrmTransactions(deps.dataSource),
-    deps.logger,
-  );
+  container.bind(TOKENS.Transactions).toConstantValue(new TypeOrmTransactions(deps.dataSource));
+  container.bind(TOKENS.IdempotencyStore).toConstantValue(new PostgresIdempotencyStore(deps.dataSource));
   const clock: Clock = deps.clock ?? { now: () => new Date() };
   const ids = new RandomIdGenerator();
   const baseUrl = publicBaseUrl(deps.config);
@@ -215,106 +203,106 @@ export function composeApi(deps: ApiDependencies): ApiComposition {
   // Retrieve and list outside a command: no transaction, one statement each (docs/performance.md).
   const poolReads = { ...poolPorts, unitOfWork: new TypeOrmReadUnitOfWork(deps.dataSource, unitOfWork) };
   const resolveGrantTarget = new ResolveGrantTargetUseCase(poolPorts);
-  const accessGrantGate = new AccessGrantGate({
-    ledger: grantLedger,
-    signer,
-    clock,
-    resolveSubject: (grant) => resolveGrantTarget.execute(grant),
-  });
-  const liveView: LiveViewRouterDeps = {
+  container.bind(TOKENS.AccessGrantGate).toConstantValue(
+    new AccessGrantGate({
+      ledger: grantLedger,
+      signer,
+      clock,
+      resolveSubject: (grant) => resolveGrantTarget.execute(grant),
+    }),
+  );
+  container.bind(TOKENS.LiveView).toConstantValue({
     access: new LiveViewAccess({ grants: grantLedger, sessions: sessionLedger, signer, clock }),
     hub: new LiveFrameHub(liveFrames),
     frames: liveFrames,
     inputs: liveInputs,
     sessions: sessionLedger,
     logger: deps.logger,
-  };
-  const sandboxSessionPage = new SandboxSessionPage({
-    ledger: sessionLedger,
-    signer,
-    clock,
-    onError: (error) => deps.logger.error({ err: error }, 'sandbox session page failed'),
   });
+  container.bind(TOKENS.SandboxSessionPage).toConstantValue(
+    new SandboxSessionPage({
+      ledger: sessionLedger,
+      signer,
+      clock,
+      onError: (error) => deps.logger.error({ err: error }, 'sandbox session page failed'),
+    }),
+  );
   const renderer = new PdfSubmissionPreviewRenderer();
-  const authorizationUseCases = transactionBound<AuthorizationUseCases>((tx) => {
-    const ports = portsOn(tx);
-    const reads = tx ? ports : poolReads;
-    return {
-      create: new CreateAuthorizationUseCase(ports),
-      get: new GetAuthorizationUseCase(reads),
-      list: new ListAuthorizationsUseCase(reads),
-      patchAnswers: new PatchAnswersUseCase(ports),
-      attachFile: new AttachFileUseCase(ports),
-      detachAttachment: new DetachAttachmentUseCase(ports),
-      confirm: new ConfirmAuthorizationUseCase(ports),
-      cancel: new CancelAuthorizationUseCase(ports),
-    };
-  });
-  const legacyWorkflowUseCases = transactionBound<LegacyWorkflowUseCases>((tx) => {
-    const ports = portsOn(tx);
-    return {
-      get: new GetAuthorizationUseCase(tx ? ports : poolReads),
-      patchAnswers: new PatchAnswersUseCase(ports),
-      resolveAction: new ResolvePayerRequestUseCase(ports),
-      preview: new EnsureSubmissionPreviewUseCase({ ...ports, renderer }),
-    };
-  });
-  const manualHandoffUseCases = transactionBound<ManualHandoffUseCases>((tx) => {
-    const ports = portsOn(tx);
-    return {
-      getAuthorization: new GetAuthorizationUseCase(ports),
-      create: new CreateManualHandoffUseCase(ports),
-      get: new GetManualHandoffUseCase(ports),
-      list: new ListManualHandoffsUseCase(ports),
-      complete: new CompleteManualHandoffUseCase(ports),
-      unableToComplete: new UnableToCompleteManualHandoffUseCase(ports),
-      revoke: new RevokeManualHandoffUseCase(ports),
-      createAccessGrant: new CreateManualHandoffAccessGrantUseCase(ports),
-      getLiveSession: new GetLiveSessionUseCase(ports),
-      createLiveSessionGrant: new CreateLiveSessionGrantUseCase(ports),
-    };
-  });
-  const fileUseCases = transactionBound<FileUseCases>((tx) => {
-    const ports = portsOn(tx);
-    return {
-      create: new CreateFileUseCase(ports),
-      complete: new CompleteFileUseCase(ports),
-      get: new GetFileUseCase(ports),
-      list: new ListFilesUseCase(ports),
-    };
-  });
+  container.bind(TOKENS.AuthorizationUseCases).toConstantValue(
+    transactionBound<AuthorizationUseCases>((tx) => {
+      const ports = portsOn(tx);
+      const reads = tx ? ports : poolReads;
+      return {
+        create: new CreateAuthorizationUseCase(ports),
+        get: new GetAuthorizationUseCase(reads),
+        list: new ListAuthorizationsUseCase(reads),
+        patchAnswers: new PatchAnswersUseCase(ports),
+        attachFile: new AttachFileUseCase(ports),
+        detachAttachment: new DetachAttachmentUseCase(ports),
+        confirm: new ConfirmAuthorizationUseCase(ports),
+        cancel: new CancelAuthorizationUseCase(ports),
+      };
+    }),
+  );
+  container.bind(TOKENS.LegacyWorkflowUseCases).toConstantValue(
+    transactionBound<LegacyWorkflowUseCases>((tx) => {
+      const ports = portsOn(tx);
+      return {
+        get: new GetAuthorizationUseCase(tx ? ports : poolReads),
+        patchAnswers: new PatchAnswersUseCase(ports),
+        resolveAction: new ResolvePayerRequestUseCase(ports),
+        preview: new EnsureSubmissionPreviewUseCase({ ...ports, renderer }),
+      };
+    }),
+  );
+  container.bind(TOKENS.ManualHandoffUseCases).toConstantValue(
+    transactionBound<ManualHandoffUseCases>((tx) => {
+      const ports = portsOn(tx);
+      return {
+        getAuthorization: new GetAuthorizationUseCase(ports),
+        create: new CreateManualHandoffUseCase(ports),
+        get: new GetManualHandoffUseCase(ports),
+        list: new ListManualHandoffsUseCase(ports),
+        complete: new CompleteManualHandoffUseCase(ports),
+        unableToComplete: new UnableToCompleteManualHandoffUseCase(ports),
+        revoke: new RevokeManualHandoffUseCase(ports),
+        createAccessGrant: new CreateManualHandoffAccessGrantUseCase(ports),
+        getLiveSession: new GetLiveSessionUseCase(ports),
+        createLiveSessionGrant: new CreateLiveSessionGrantUseCase(ports),
+      };
+    }),
+  );
+  container.bind(TOKENS.FileUseCases).toConstantValue(
+    transactionBound<FileUseCases>((tx) => {
+      const ports = portsOn(tx);
+      return {
+        create: new CreateFileUseCase(ports),
+        complete: new CompleteFileUseCase(ports),
+        get: new GetFileUseCase(ports),
+        list: new ListFilesUseCase(ports),
+      };
+    }),
+  );
 
-  return {
-    config: deps.config,
-    logger: deps.logger,
-    blobStorage,
-    rateLimits,
-    readAudit,
-    authenticator: new ApiKeyAuthenticator(
-      new TypeOrmOrganizationDirectory(deps.dataSource),
-      deps.servedEnvironments ?? ['sandbox', 'production'],
-      { ttlMs: deps.apiKeyCacheTtlMs ?? API_KEY_CACHE_TTL_MS },
+  container.bind(ApiKeyAuthenticator).toSelf();
+  container.bind(CommandRunner).toSelf();
+  container.bind(AuthorizationController).toSelf();
+  container.bind(LegacyWorkflowController).toSelf();
+  container.bind(ManualHandoffController).toSelf();
+  container.bind(CatalogController).toSelf();
+  container.bind(SandboxController).toSelf();
+  container.bind(FileController).toSelf();
+  container.bind(EventController).toConstantValue(new EventController(new ListEventsUseCase(poolReads)));
+  container.bind(WebhookEndpointController).toConstantValue(
+    new WebhookEndpointController(
+      new WebhookEndpointUseCases({
+        ...poolPorts,
+        secrets: new AesGcmWebhookSecretVault(deps.config.SIGNING_SECRET),
+        hostResolver: deps.hostResolver ?? new DnsHostResolver(),
+        deliveries: new PostgresWebhookDeliveries(deps.dataSource, new KeysetCursors(signer), deps.jobBoss),
+      }),
     ),
-    accessGrantGate,
-    sandboxSessionPage,
-    liveView,
-    controllers: {
-      health: new HealthController(deps.dataSource),
-      catalog: new CatalogController(payerCatalog, signer, portalAccess),
-      sandbox: new SandboxController(),
-      authorizations: new AuthorizationController(authorizationUseCases, commands, readAudit),
-      manualHandoffs: new ManualHandoffController(manualHandoffUseCases, commands),
-      legacyWorkflow: new LegacyWorkflowController(legacyWorkflowUseCases, commands, deps.logger),
-      files: new FileController(fileUseCases, commands, readAudit),
-      events: new EventController(new ListEventsUseCase(poolReads)),
-      webhookEndpoints: new WebhookEndpointController(
-        new WebhookEndpointUseCases({
-          ...poolPorts,
-          secrets: new AesGcmWebhookSecretVault(deps.config.SIGNING_SECRET),
-          hostResolver: deps.hostResolver ?? new DnsHostResolver(),
-          deliveries: new PostgresWebhookDeliveries(deps.dataSource, new KeysetCursors(signer), deps.jobBoss),
-        }),
-      ),
-    },
-  };
+  );
+  container.bind(HealthController).toSelf();
+  return container;
 }

@@ -1,0 +1,25 @@
+/** Inversify identifiers for everything the composition root binds. */
+export const TOKENS = {
+  Config: Symbol.for('Config'),
+  Logger: Symbol.for('Logger'),
+  DataSource: Symbol.for('DataSource'),
+  OrganizationDirectory: Symbol.for('OrganizationDirectory'),
+  ServedEnvironments: Symbol.for('ServedEnvironments'),
+  ApiKeyCache: Symbol.for('ApiKeyCache'),
+  RateLimits: Symbol.for('RateLimits'),
+  ReadAudit: Symbol.for('ReadAudit'),
+  PayerCatalog: Symbol.for('PayerCatalog'),
+  PortalAccess: Symbol.for('PortalAccess'),
+  TokenSigner: Symbol.for('TokenSigner'),
+  Transactions: Symbol.for('Transactions'),
+  IdempotencyStore: Symbol.for('IdempotencyStore'),
+  AuthorizationUseCases: Symbol.for('AuthorizationUseCases'),
+  LegacyWorkflowUseCases: Symbol.for('LegacyWorkflowUseCases'),
+  BlobStorage: Symbol.for('BlobStorage'),
+  FileUseCases: Symbol.for('FileUseCases'),
+  ManualHandoffUseCases: Symbol.for('ManualHandoffUseCases'),
+  AccessGrantGate: Symbol.for('AccessGrantGate'),
+  SandboxSessionPage: Symbol.for('SandboxSessionPage'),
+  /** The live view's dependencies (LiveViewRouterDeps); its hub is closed at shutdown. */
+  LiveView: Symbol.for('LiveView'),
+} as const;
