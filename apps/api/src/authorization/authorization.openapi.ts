@@ -157,6 +157,7 @@ export const AUTHORIZATION_OPERATIONS = {
       'the payer. `Location` names the path family the request used (a replay answers the stored ' +
       '`Location`, of the family the original request used).',
     idempotencyKey: 'required',
+    optionalInVersion: { [LEGACY_API_VERSION]: ['Idempotency-Key'] },
     requestBody: {
       required: true,
       description: `The body of the request's API version; under ${LEGACY_API_VERSION} Idempotency-Key is optional.`,

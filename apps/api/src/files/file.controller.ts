@@ -8,12 +8,13 @@ import type { Request, Response } from 'express';
 import { inject, injectable } from 'inversify';
 import { CommandRunner } from '../http/command-runner';
 import { parseLimit } from '../http/pagination';
-import { idempotencyKey } from '../http/preconditions';
 import { pathParam, scopeOf } from '../http/request-context';
-import { assertEmptyBody, validateAll, validateInput } from '../http/validation';
+import { runCommand } from '../http/route-table';
+import { assertEmptyBody, validateInput } from '../http/validation';
 import type { ReadAuditRecorder } from '../audit/read-audit.recorder';
 import { TOKENS } from '../tokens';
 import { presentFile } from '@prior-auth/presentation';
+import { FILE_OPERATIONS } from './file.openapi';
 import { CreateFileRequest, ListFilesQuery } from './file.request';
 
 /** Every file use case the API drives; built once in the composition root on the configured BlobStore. */
@@ -40,15 +41,17 @@ export class FileController {
 
   async create(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
-    const [key, body] = validateAll(
-      () => idempotencyKey(req, false),
-      () => validateInput(CreateFileRequest, req.body, 'body'),
-    );
-    await this.commands.run(
+    await runCommand(
+      this.commands,
       req,
       res,
-      { operation: 'files.create', idempotencyKey: key, params: {}, body: req.body, ifMatch: null },
-      async () => {
+      {
+        operation: 'files.create',
+        preconditions: FILE_OPERATIONS.create,
+        params: {},
+        body: () => validateInput(CreateFileRequest, req.body, 'body'),
+      },
+      async (body) => {
         const { file, uploadUrl } = await this.useCases.create.execute(scope, {
           fileName: body.fileName,
           contentType: body.contentType,
@@ -67,14 +70,16 @@ export class FileController {
   async complete(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
     const fileId = pathParam(req, 'fileId');
-    const [key] = validateAll(
-      () => idempotencyKey(req, false),
-      () => assertEmptyBody(req.body),
-    );
-    await this.commands.run(
+    await runCommand(
+      this.commands,
       req,
       res,
-      { operation: 'files.complete', idempotencyKey: key, params: { fileId }, body: req.body, ifMatch: null },
+      {
+        operation: 'files.complete',
+        preconditions: FILE_OPERATIONS.complete,
+        params: { fileId },
+        body: () => assertEmptyBody(req.body),
+      },
       async () => ({
         status: 200,
         headers: {},

@@ -1,7 +1,10 @@
 import type { Request, Response, Router } from 'express';
 import type { OperationDoc } from '../openapi/operation';
 import { asyncHandler } from './async-handler';
+import type { CommandResult, CommandRunner } from './command-runner';
 import { methodNotAllowed } from './method-not-allowed';
+import { idempotencyKey, ifMatchAfterScoping } from './preconditions';
+import { validateAll } from './validation';
 
 export type RouteHandler = (req: Request, res: Response) => Promise<void>;
 export type RouteMethod = 'get' | 'post' | 'patch' | 'delete';
@@ -68,4 +71,55 @@ export function mountResource(
     }
     parent.use(mount.path.slice(parentPath.length), router);
   }
+}
+
+/** A command as its route declares it: the preconditions its document entry names, and what it runs on. */
+export interface CommandRoute<B> {
+  /**
+   * Stable operation name (`files.create`), part of the idempotency fingerprint (see `CommandSpec`): never
+   * derived from the path, so both authorization path families are one command.
+   */
+  operation: string;
+  /** The route's OpenAPI entry: its Idempotency-Key and If-Match preconditions, stated once. */
+  preconditions: Pick<OperationDoc, 'idempotencyKey' | 'ifMatch'>;
+  params: Record<string, string>;
+  /** Validates the body; its issues are answered in one 422 with the Idempotency-Key's. */
+  body: () => B;
+  /** Reads the resource the If-Match applies to within the tenant (its not-found error comes first). */
+  scopedRead?: () => Promise<unknown>;
+}
+
+/**
+ * The command ritual of decision 0023, in its order: the Idempotency-Key and the body validated together (422,
+ * never stored), If-Match only once the resource is known to exist for the tenant (else 404), then the
+ * idempotent run. An optional If-Match is checked only when sent.
+ */
+export async function runCommand<B>(
+  commands: CommandRunner,
+  req: Request,
+  res: Response,
+  route: CommandRoute<B>,
+  handler: (body: B, expectedVersion: number | null) => Promise<CommandResult>,
+): Promise<void> {
+  const { idempotencyKey: keyRule, ifMatch } = route.preconditions;
+  const [key, body] = validateAll(
+    () => (keyRule === undefined ? null : idempotencyKey(req, keyRule === 'required')),
+    route.body,
+  );
+  const checked = ifMatch === 'required' || (ifMatch === 'optional' && req.header('if-match') !== undefined);
+  const expectedVersion = checked
+    ? await ifMatchAfterScoping(req, route.scopedRead ?? (async () => undefined))
+    : null;
+  await commands.run(
+    req,
+    res,
+    {
+      operation: route.operation,
+      idempotencyKey: key,
+      params: route.params,
+      body: req.body,
+      ifMatch: expectedVersion,
+    },
+    () => handler(body, expectedVersion),
+  );
 }

@@ -204,6 +204,12 @@ export interface OperationDoc extends Omit<OperationSpec, 'tag' | 'access' | 'co
   ifMatch?: 'required' | 'optional';
   /** The class that validates the query; its properties are the query parameters. */
   query?: RequestClass;
+  /**
+   * Required parameters an API version lets the request leave out (Idempotency-Key on create under the legacy
+   * version, decision 0029), published as `x-optional-parameters-in-version` for clients and the contract
+   * tests.
+   */
+  optionalInVersion?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The component of each path parameter the route tables use, by its Express name. */
@@ -238,21 +244,24 @@ function documentedOperation(
   tag: string,
   operationIdSuffix: string,
 ): oas31.OperationObject {
-  const { idempotencyKey, ifMatch, query, ...spec } = doc;
+  const { idempotencyKey, ifMatch, query, optionalInVersion, ...spec } = doc;
   const parameters = [
     ...(ifMatch === undefined ? [] : [param(IF_MATCH[ifMatch])]),
     ...(idempotencyKey === undefined ? [] : [param(IDEMPOTENCY_KEY[idempotencyKey])]),
     ...(query === undefined ? [] : queryParameters(query, PAGE_PARAMETERS)),
     ...(spec.parameters ?? []),
   ];
-  return operation({
-    ...spec,
-    operationId: `${spec.operationId}${operationIdSuffix}`,
-    tag: spec.tag ?? tag,
-    access: spec.access ?? 'api_key',
-    ...(parameters.length > 0 ? { parameters } : {}),
-    command: idempotencyKey !== undefined,
-  });
+  return {
+    ...operation({
+      ...spec,
+      operationId: `${spec.operationId}${operationIdSuffix}`,
+      tag: spec.tag ?? tag,
+      access: spec.access ?? 'api_key',
+      ...(parameters.length > 0 ? { parameters } : {}),
+      command: idempotencyKey !== undefined,
+    }),
+    ...(optionalInVersion === undefined ? {} : { 'x-optional-parameters-in-version': optionalInVersion }),
+  };
 }
 
 /** `/:authorizationId/answers` under `/v1/prior-auth/authorizations` as OpenAPI writes it. */

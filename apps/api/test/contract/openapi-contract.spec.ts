@@ -119,7 +119,11 @@ describe('OpenApiContract', () => {
       observed({
         method: 'POST',
         path: '/v1/prior-authorizations/auth_x/confirm',
-        headers: { 'content-type': 'application/json', ...headers },
+        headers: {
+          'content-type': 'application/json',
+          ...(body === undefined ? {} : { 'content-length': String(JSON.stringify(body).length) }),
+          ...headers,
+        },
         body,
       });
     const preconditions = { 'if-match': '"3"', 'idempotency-key': 'key-1' };
@@ -128,6 +132,30 @@ describe('OpenApiContract', () => {
       expect(contract.checkRequest(observed({ query: 'status=processing&limit=10' }), 200)).toEqual([]);
       expect(contract.checkRequest(confirm(preconditions, { nextActionId: 'na_1' }), 200)).toEqual([]);
       expect(contract.checkRequest(confirm(preconditions, undefined), 200)).toEqual([]);
+      // A body on a read is ignored; an unknown query parameter where the operation takes none too.
+      expect(
+        contract.checkRequest(
+          observed({
+            path: '/v1/payers/payer_uhc',
+            query: 'x=1',
+            headers: { 'content-length': '2' },
+            body: {},
+          }),
+          200,
+        ),
+      ).toEqual([]);
+      // Under the legacy version create may leave the Idempotency-Key out (x-optional-parameters-in-version).
+      const legacyCreate = observed({
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': '50' },
+        body: { templateSelection: {}, providerNpi: '1234567893' },
+      });
+      const keyProblems = (request: ObservedRequest) =>
+        contract.checkRequest(request, 201).filter((problem) => problem.includes('Idempotency-Key'));
+      expect(keyProblems({ ...legacyCreate, answeredVersion: '2024-01-01' })).toEqual([]);
+      expect(keyProblems({ ...legacyCreate, answeredVersion: '2025-01-01' })).toEqual([
+        expect.stringContaining('required header Idempotency-Key is missing'),
+      ]);
     });
 
     it('refuses an accepted request the document calls invalid', () => {
@@ -156,13 +184,17 @@ describe('OpenApiContract', () => {
       expect(
         contract.checkRequest(
           observed({
-            path: '/v1/payers/payer_uhc',
-            headers: { 'content-type': 'application/json' },
+            method: 'POST',
+            path: '/v1/prior-auth/authorizations',
+            headers: { 'content-type': 'application/json', 'content-length': '2' },
             body: {},
           }),
-          200,
+          201,
         ),
-      ).toEqual([expect.stringContaining('a JSON body was sent and the document describes none')]);
+      ).toEqual([
+        expect.stringContaining('required header Idempotency-Key is missing'),
+        expect.stringContaining('the body does not match the documented schema'),
+      ]);
     });
 
     it('leaves refused requests to the response check', () => {

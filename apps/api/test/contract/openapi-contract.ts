@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import express, { type Express, type RequestHandler } from 'express';
 import type { oas31 } from 'openapi3-ts';
 import { ERROR_HTTP_STATUS, type ErrorCode } from '../../src/openapi/error-catalog';
+import { API_VERSION_HEADER } from '@prior-auth/platform';
 import type { OpenApiDocument } from '../../src/openapi/openapi.document';
 
 /*
@@ -36,8 +37,10 @@ export interface ObservedRequest {
   /** The raw query string (without `?`). */
   query: string;
   headers: Record<string, string | string[] | undefined>;
-  /** The parsed JSON body; undefined when none was sent. */
+  /** The parsed JSON body; undefined when none was sent or the route reads the bytes itself. */
   body: unknown;
+  /** The API version the answer names (`Prior-Auth-Version`), if any. */
+  answeredVersion?: string;
 }
 
 interface Route {
@@ -159,8 +162,10 @@ export class OpenApiContract {
    * Every way a request the API accepted (answered below 400) breaks the document; empty when it conforms. A
    * refused request is what the document says to refuse, so only accepted ones are held to it: an accepted
    * request the document calls invalid means the document is stricter than the API, or describes another
-   * request. Checked: each documented parameter (path, query, header) present when required and valid when
-   * sent, no undocumented query parameter, and a JSON body valid against the request body schema.
+   * request. Checked: each documented parameter (path, query, header) present when required (unless the
+   * answered version lets it be left out: `x-optional-parameters-in-version`) and valid when sent; where the
+   * operation documents query parameters (its query class refuses others), no other; a body when one is
+   * required, none on a POST or PATCH that documents none, and a JSON body valid against its schema.
    */
   checkRequest(request: ObservedRequest, status: number): string[] {
     if (status >= 400) return [];
@@ -176,9 +181,14 @@ export class OpenApiContract {
     );
     const query = new URLSearchParams(request.query);
     const documentedQuery = new Set(parameters.filter((p) => p.in === 'query').map((p) => p.name));
-    for (const key of new Set(query.keys())) {
+    for (const key of documentedQuery.size > 0 ? new Set(query.keys()) : []) {
       if (!documentedQuery.has(key)) problems.push(`${name}: query parameter ${key} is not documented`);
     }
+    const relaxed = new Set(
+      (operation['x-optional-parameters-in-version'] as Record<string, string[]> | undefined)?.[
+        request.answeredVersion ?? ''
+      ] ?? [],
+    );
     for (const parameter of parameters) {
       if (parameter.in === 'path') continue;
       const value =
@@ -186,7 +196,7 @@ export class OpenApiContract {
           ? (query.get(parameter.name) ?? undefined)
           : headerValue(request.headers[parameter.name.toLowerCase()]);
       if (value === undefined) {
-        if (parameter.required)
+        if (parameter.required && !relaxed.has(parameter.name))
           problems.push(`${name}: required ${parameter.in} ${parameter.name} is missing`);
         continue;
       }
@@ -206,17 +216,21 @@ export class OpenApiContract {
     const body = operation.requestBody
       ? this.resolve<oas31.RequestBodyObject>(operation.requestBody)
       : undefined;
-    if (request.body === undefined) {
+    const length = Number(headerValue(request.headers['content-length']) ?? 0);
+    const sent = length > 0 || request.headers['transfer-encoding'] !== undefined;
+    if (!sent) {
       if (body?.required) problems.push(`${name}: the document requires a body; none was sent`);
       return problems;
     }
-    const mediaType = mediaTypeOf(headerValue(request.headers['content-type']));
-    if (!mediaType || !/^application\/(.+\+)?json$/.test(mediaType)) return problems;
-    const schema = body?.content?.[JSON_MEDIA_TYPE]?.schema;
-    if (!schema) {
-      problems.push(`${name}: a JSON body was sent and the document describes none`);
-      return problems;
+    // A body on a read is ignored, as HTTP lets a server do.
+    if (!body && (method === 'post' || method === 'patch')) {
+      problems.push(`${name}: a body was sent and the document describes none`);
     }
+    const mediaType = mediaTypeOf(headerValue(request.headers['content-type']));
+    const schema = body?.content?.[JSON_MEDIA_TYPE]?.schema;
+    // Raw bytes (a file upload) are the route's own to read: only a parsed JSON body is checked.
+    if (!schema || request.body === undefined || !mediaType || !/^application\/(.+\+)?json$/.test(mediaType))
+      return problems;
     const validate = this.validator(`${name} body`, schema);
     if (!validate(request.body)) {
       problems.push(
@@ -410,7 +424,14 @@ export function contractRecorder(contract: OpenApiContract): RequestHandler {
       try {
         violations.push(
           ...contract.checkRequest(
-            { method: req.method, path, query, headers: req.headers, body: req.body as unknown },
+            {
+              method: req.method,
+              path,
+              query,
+              headers: req.headers,
+              body: req.body as unknown,
+              answeredVersion: headerValue(observed.headers[API_VERSION_HEADER.toLowerCase()]),
+            },
             res.statusCode,
           ),
           ...contract.check(observed),
