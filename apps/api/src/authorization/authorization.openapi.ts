@@ -1,7 +1,7 @@
 import { CURRENT_API_VERSION, LEGACY_API_VERSION } from '@prior-auth/platform';
 import type { oas31 } from 'openapi3-ts';
 import type { Mount } from '../http/route-table';
-import { header, headers, ref } from '../openapi/components';
+import { header, headers, ref } from '../openapi/openapi.components';
 import {
   COMMAND_CONFLICTS,
   JSON_MEDIA_TYPE,
@@ -9,16 +9,16 @@ import {
   jsonResponse,
   type Headers,
   type OperationDoc,
-} from '../openapi/operation';
+} from '../openapi/openapi.operations';
 import type { ErrorCode } from '../openapi/error-catalog';
 import { string, type SchemaObject } from '../openapi/schema-builders';
 import { AttachFileRequest, ConfirmRequest, ListAuthorizationsQuery } from './authorization.request';
 import { ResolveActionRequest } from './legacy/legacy-workflow.request';
 
 /*
- * What the OpenAPI document says of each authorization operation beyond its route (the route table in
- * `authorization.routes.ts` adds the path, its parameters, the preconditions and the query): prose, examples,
- * responses and error codes.
+ * Each authorization operation's entry in the OpenAPI document: its preconditions, query class and request
+ * body, and the hand-written prose, examples, responses and error codes. The route table in
+ * `authorization.routes.ts` adds the path and its parameters, under both path families.
  */
 
 /** The two path families the spec names for authorizations; one route table serves both. */

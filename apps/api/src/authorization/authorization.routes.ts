@@ -2,7 +2,7 @@ import express, { type Router } from 'express';
 import { addRoutes, type Resource } from '../http/route-table';
 import type { ManualHandoffController } from '../manual-handoff/manual-handoff.controller';
 import { MANUAL_HANDOFF_RESOURCE } from '../manual-handoff/manual-handoff.routes';
-import { TAGS } from '../openapi/operation';
+import { TAGS } from '../openapi/openapi.operations';
 import type { AuthorizationController } from './authorization.controller';
 import { AUTHORIZATION_OPERATIONS as DOC, authorizationMounts } from './authorization.openapi';
 import type { LegacyWorkflowController } from './legacy/legacy-workflow.controller';

@@ -1,6 +1,6 @@
 import type { Resource } from '../http/route-table';
-import { ref } from '../openapi/components';
-import { jsonResponse, TAGS } from '../openapi/operation';
+import { ref } from '../openapi/openapi.components';
+import { jsonResponse, TAGS } from '../openapi/openapi.operations';
 import type { SandboxController } from '../sandbox/sandbox.controller';
 import type { CatalogController } from './catalog.controller';
 import { ListPayersQuery, ListRoutesQuery } from './catalog.request';

@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
 import { addRoutes, type Resource } from '../http/route-table';
-import { jsonResponse, TAGS } from '../openapi/operation';
-import { ref } from '../openapi/components';
+import { jsonResponse, TAGS } from '../openapi/openapi.operations';
+import { ref } from '../openapi/openapi.components';
 import type { EventController } from './event.controller';
 import { ListEventsQuery } from './event.request';
 

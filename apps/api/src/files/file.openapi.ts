@@ -1,5 +1,5 @@
-import { header, headers, ref } from '../openapi/components';
-import { COMMAND_CONFLICTS, jsonBody, jsonResponse, type OperationDoc } from '../openapi/operation';
+import { header, headers, ref } from '../openapi/openapi.components';
+import { COMMAND_CONFLICTS, jsonBody, jsonResponse, type OperationDoc } from '../openapi/openapi.operations';
 import { string } from '../openapi/schema-builders';
 import { CreateFileRequest, ListFilesQuery } from './file.request';
 

@@ -1,7 +1,7 @@
 import type { DatabaseOutageTracker } from '../http/database-outage-tracker';
 import type { Resource } from '../http/route-table';
-import { ref } from '../openapi/components';
-import { jsonResponse, TAGS } from '../openapi/operation';
+import { ref } from '../openapi/openapi.components';
+import { jsonResponse, TAGS } from '../openapi/openapi.operations';
 import type { HealthController } from './health.controller';
 
 /** The controller behind the probes, and the outage tracker a healthy answer ends. */

@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from 'express';
-import type { OperationDoc } from '../openapi/operation';
+import type { OperationDoc } from '../openapi/openapi.operations';
 import { asyncHandler } from './async-handler';
 import type { CommandResult, CommandRunner } from './command-runner';
 import { methodNotAllowed } from './method-not-allowed';

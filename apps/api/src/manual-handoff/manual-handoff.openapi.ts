@@ -1,11 +1,11 @@
-import { header, headers, ref } from '../openapi/components';
+import { header, headers, ref } from '../openapi/openapi.components';
 import {
   COMMAND_CONFLICTS,
   jsonBody,
   jsonResponse,
   type Headers,
   type OperationDoc,
-} from '../openapi/operation';
+} from '../openapi/openapi.operations';
 import type { RequestClass } from '../openapi/request-schema';
 import { string } from '../openapi/schema-builders';
 import {

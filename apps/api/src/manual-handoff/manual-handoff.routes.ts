@@ -1,6 +1,6 @@
 import { authorizationMounts } from '../authorization/authorization.openapi';
 import type { Resource } from '../http/route-table';
-import { TAGS } from '../openapi/operation';
+import { TAGS } from '../openapi/openapi.operations';
 import type { ManualHandoffController } from './manual-handoff.controller';
 import { MANUAL_HANDOFF_OPERATIONS as DOC } from './manual-handoff.openapi';
 

@@ -6,7 +6,7 @@ import { HttpError } from '../http/http-error';
 import { methodNotAllowed } from '../http/method-not-allowed';
 import { addRoutes, type Resource } from '../http/route-table';
 import type { OpenApiDocument } from './openapi.document';
-import { documentResponse, TAGS, type OperationDoc } from './operation';
+import { documentResponse, TAGS, type OperationDoc } from './openapi.operations';
 
 /*
  * The OpenAPI document and a reference page for it (docs/decisions/0012: `/v1/openapi.json` needs the API key

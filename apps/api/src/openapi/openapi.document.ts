@@ -11,7 +11,16 @@ import { DEFAULT_LIMIT, MAX_LIMIT } from '../http/pagination';
 import { MAX_LIVE_INPUT_TEXT_LENGTH } from '../live-view/live-view.routes';
 import { MANUAL_HANDOFF_RESOURCE } from '../manual-handoff/manual-handoff.routes';
 import { WEBHOOK_ENDPOINT_RESOURCE } from '../webhooks/webhook-endpoint.routes';
-import { errorsOf, header, headers, param, parameters, pathParameter, ref, schemas } from './components';
+import {
+  errorsOf,
+  header,
+  headers,
+  param,
+  parameters,
+  pathParameter,
+  ref,
+  schemas,
+} from './openapi.components';
 import { AUTHENTICATED_DOCUMENT_RESOURCE, PUBLIC_DOCUMENT_RESOURCE } from './docs.routes';
 import { ERROR_HTTP_STATUS, type ErrorCode } from './error-catalog';
 import {
@@ -22,7 +31,7 @@ import {
   operation,
   TAGS,
   type Response,
-} from './operation';
+} from './openapi.operations';
 import { boolean, enumOf, number, object, string } from './schema-builders';
 
 /*

@@ -1,6 +1,6 @@
 import type { oas31 } from 'openapi3-ts';
-import { header, headers, ref, type SchemaName } from '../openapi/components';
-import { jsonBody, jsonResponse, type OperationDoc } from '../openapi/operation';
+import { header, headers, ref, type SchemaName } from '../openapi/openapi.components';
+import { jsonBody, jsonResponse, type OperationDoc } from '../openapi/openapi.operations';
 import { string } from '../openapi/schema-builders';
 import {
   CreateWebhookEndpointRequest,

@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import { addRoutes, type Resource } from '../http/route-table';
-import { TAGS } from '../openapi/operation';
+import { TAGS } from '../openapi/openapi.operations';
 import type { WebhookEndpointController } from './webhook-endpoint.controller';
 import { WEBHOOK_ENDPOINT_OPERATIONS as DOC } from './webhook-endpoint.openapi';
 

@@ -16,7 +16,7 @@ import type { OpenApiDocument } from '../../src/openapi/openapi.document';
 
 type Method = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
 
-const COMPONENTS_ID = 'https://prior-auth.invalid/openapi/components';
+const COMPONENTS_ID = 'https://prior-auth.invalid/openapi/openapi.components';
 const SCHEMA_REF_PREFIX = '#/components/schemas/';
 const JSON_MEDIA_TYPE = 'application/json';
 

@@ -3,7 +3,7 @@ import type { oas31 } from 'openapi3-ts';
 import type { Resource, RouteMethod } from '../http/route-table';
 import { DOMAIN_ERROR_HTTP_STATUS } from '../http/error-mapping';
 import type { PageQuery } from '../http/pagination';
-import { errorsOf, header, param, type ParameterName } from './components';
+import { errorsOf, header, param, parameters, type ParameterName } from './openapi.components';
 import { ERROR_DESCRIPTIONS, ERROR_HTTP_STATUS, type ErrorCode } from './error-catalog';
 import { queryParameters, type RequestClass } from './request-schema';
 import { openObject, string, type Schema } from './schema-builders';
@@ -168,7 +168,7 @@ export const documentResponse = (description: string) =>
     additionalProperties: true,
   });
 
-/** Idempotency-Key and If-Match refusals any command with a key can meet. */
+/** The Idempotency-Key conflicts any command with a key can meet. */
 export const COMMAND_CONFLICTS: readonly ErrorCode[] = ['idempotency_key_reused', 'idempotency_key_in_use'];
 
 /** A JSON body: a request class (its component, generated from the class) or `EmptyBody`. */
@@ -212,17 +212,16 @@ export interface OperationDoc extends Omit<OperationSpec, 'tag' | 'access' | 'co
   optionalInVersion?: Readonly<Record<string, readonly string[]>>;
 }
 
-/** The component of each path parameter the route tables use, by its Express name. */
-const PATH_PARAMETERS: Readonly<Record<string, ParameterName>> = {
-  authorizationId: 'AuthorizationId',
-  attachmentId: 'AttachmentId',
-  actionId: 'ActionId',
-  payerId: 'PayerId',
-  fileId: 'FileId',
-  manualHandoffId: 'ManualHandoffId',
-  webhookEndpointId: 'WebhookEndpointId',
-  deliveryId: 'WebhookDeliveryId',
-};
+/** The component of a path parameter, found by its Express name (`:authorizationId`); one per name. */
+function pathParameterOf(name: string): oas31.ReferenceObject {
+  const [match, ...others] = (Object.entries(parameters) as Array<[ParameterName, oas31.ParameterObject]>)
+    .filter(([, parameter]) => parameter.in === 'path' && parameter.name === name)
+    .map(([component]) => component);
+  if (match === undefined || others.length > 0) {
+    throw new Error(`no single path parameter component for :${name}`);
+  }
+  return param(match);
+}
 
 /** The pagination parameters every list shares, as references to their components. */
 const PAGE_PARAMETERS: Record<keyof PageQuery, oas31.ReferenceObject> = {
@@ -276,11 +275,7 @@ export function documentResource(resource: Resource<never>): oas31.PathsObject {
       const names = [...path.matchAll(/:(\w+)/g)].map((match) => match[1] as string);
       const item: oas31.PathItemObject = {};
       if (names.length > 0) {
-        item.parameters = names.map((name) => {
-          const component = PATH_PARAMETERS[name];
-          if (component === undefined) throw new Error(`no parameter component for :${name}`);
-          return param(component);
-        });
+        item.parameters = names.map(pathParameterOf);
       }
       for (const [method, route] of Object.entries(methods) as Array<
         [RouteMethod, { openapi: OperationDoc }]
