@@ -19,7 +19,7 @@ import { CommandRunner, type CommandResult } from '../http/command-runner';
 import { parseLimit } from '../http/pagination';
 import { idempotencyKey } from '../http/preconditions';
 import { pathParam, scopeOf } from '../http/request-context';
-import { runCommand, type CommandRoute } from '../http/route-table';
+import { requiredVersion, runCommand, type CommandRoute } from '../http/route-table';
 import { assertEmptyBody, validateAll, validateInput } from '../http/validation';
 import { TOKENS } from '../tokens';
 import type { ReadAuditRecorder } from '../audit/read-audit.recorder';
@@ -302,8 +302,7 @@ export class AuthorizationController {
     const scopedRead = () =>
       this.useCases.get.execute(scopeOf(req), { authorizationId: route.params.authorizationId });
     await runCommand(this.commands, req, res, { ...route, scopedRead }, async (body, expectedVersion) =>
-      // Every route here requires If-Match (its entry says so): the version is known.
-      authorizationResult(req, 200, await work(body, expectedVersion as number)),
+      authorizationResult(req, 200, await work(body, requiredVersion(expectedVersion))),
     );
   }
 }

@@ -123,3 +123,9 @@ export async function runCommand<B>(
     () => handler(body, expectedVersion),
   );
 }
+
+/** The version a command got where its route requires If-Match (`runCommand` has already refused its absence). */
+export function requiredVersion(expectedVersion: number | null): number {
+  if (expectedVersion === null) throw new Error('this command requires If-Match, but its route does not');
+  return expectedVersion;
+}

@@ -16,7 +16,7 @@ import type { Request, Response } from 'express';
 import { inject, injectable } from 'inversify';
 import { CommandRunner, type CommandResult } from '../http/command-runner';
 import { pathParam, scopeOf } from '../http/request-context';
-import { runCommand, type CommandRoute } from '../http/route-table';
+import { requiredVersion, runCommand, type CommandRoute } from '../http/route-table';
 import { assertEmptyBody, assertEmptyQuery, validateInput } from '../http/validation';
 import { TOKENS } from '../tokens';
 import {
@@ -95,8 +95,7 @@ export class ManualHandoffController {
       async (_body, expectedVersion) => {
         const created = await this.useCases.create.execute(scope, {
           authorizationId,
-          // Required by the route: the version is known.
-          expectedVersion: expectedVersion as number,
+          expectedVersion: requiredVersion(expectedVersion),
         });
         return handoffResult(201, created, {
           Location: `${req.baseUrl}/${authorizationId}/manual-handoffs/${created.handoff.id}`,
@@ -254,8 +253,7 @@ export class ManualHandoffController {
         scopedRead: () => this.useCases.get.execute(scopeOf(req), ref),
       },
       async (body, expectedVersion) =>
-        // Required by the route: the version is known.
-        handoffResult(200, await work({ ...ref, expectedVersion: expectedVersion as number }, body)),
+        handoffResult(200, await work({ ...ref, expectedVersion: requiredVersion(expectedVersion) }, body)),
     );
   }
 }
