@@ -53,20 +53,24 @@ const SERVED_WITH_FILESYSTEM_STORAGE = {
 } as const;
 
 /** The paths the route tables define: each route under each prefix it is served at. */
-const ROUTED_PATHS: oas31.PathsObject = Object.assign(
-  {},
-  ...[
-    HEALTH_RESOURCE,
-    CATALOG_RESOURCE,
-    AUTHORIZATION_RESOURCE,
-    MANUAL_HANDOFF_RESOURCE,
-    FILE_RESOURCE,
-    EVENT_RESOURCE,
-    WEBHOOK_ENDPOINT_RESOURCE,
-    AUTHENTICATED_DOCUMENT_RESOURCE,
-    PUBLIC_DOCUMENT_RESOURCE,
-  ].map((resource) => documentResource(resource)),
-);
+const ROUTED_PATHS: oas31.PathsObject = {};
+for (const resource of [
+  HEALTH_RESOURCE,
+  CATALOG_RESOURCE,
+  AUTHORIZATION_RESOURCE,
+  MANUAL_HANDOFF_RESOURCE,
+  FILE_RESOURCE,
+  EVENT_RESOURCE,
+  WEBHOOK_ENDPOINT_RESOURCE,
+  AUTHENTICATED_DOCUMENT_RESOURCE,
+  PUBLIC_DOCUMENT_RESOURCE,
+]) {
+  for (const [path, item] of Object.entries(documentResource(resource))) {
+    // Two tables on one path would make one of them vanish from the document.
+    if (Object.hasOwn(ROUTED_PATHS, path)) throw new Error(`${path} is in two route tables`);
+    ROUTED_PATHS[path] = item;
+  }
+}
 
 /** The paths served outside the route tables: metrics, file bytes, capability URLs and the reference page. */
 const OTHER_PATHS: oas31.PathsObject = {
