@@ -5,21 +5,23 @@ import type { Container } from 'inversify';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import { authenticationMiddleware } from './auth/authentication.middleware';
 import { AuthorizationController } from './authorization/authorization.controller';
-import { authorizationRouter } from './authorization/authorization.routes';
+import { AUTHORIZATION_RESOURCE, authorizationRouter } from './authorization/authorization.routes';
 import { LegacyWorkflowController } from './authorization/legacy/legacy-workflow.controller';
 import { CatalogController } from './catalog/catalog.controller';
+import { CATALOG_RESOURCE } from './catalog/catalog.routes';
 import { SandboxController } from './sandbox/sandbox.controller';
 import { sandboxPortalRouter } from './sandbox/sandbox-portal.routes';
 import { blobRouter } from './files/blob.routes';
 import { FileController } from './files/file.controller';
-import { fileRouter } from './files/file.routes';
+import { FILE_RESOURCE, fileRouter } from './files/file.routes';
 import { EventController } from './events/event.controller';
-import { eventRouter } from './events/event.routes';
+import { EVENT_RESOURCE, eventRouter } from './events/event.routes';
 import { WebhookEndpointController } from './webhooks/webhook-endpoint.controller';
-import { webhookEndpointRouter } from './webhooks/webhook-endpoint.routes';
+import { WEBHOOK_ENDPOINT_RESOURCE, webhookEndpointRouter } from './webhooks/webhook-endpoint.routes';
 import { grantRouter } from './grants/grant.routes';
 import { liveViewRouter } from './live-view/live-view.routes';
 import { HealthController } from './health/health.controller';
+import { HEALTH_RESOURCE } from './health/health.routes';
 import { ManualHandoffController } from './manual-handoff/manual-handoff.controller';
 import { accessLogMiddleware } from './http/access-log.middleware';
 import { announceApiVersion, resolveApiVersion } from './http/api-version.middleware';
@@ -33,8 +35,8 @@ import { safeJsonBody, wellFormedRequestTarget } from './http/input-guards.middl
 import { ApiRateLimits } from './http/rate-limits.middleware';
 import { requestIdMiddleware } from './http/request-id.middleware';
 import { methodNotAllowed } from './http/method-not-allowed';
-import { addRoutes } from './http/route-table';
-import { docsRouter, openApiDocumentHandler } from './openapi/docs.routes';
+import { addRoutes, mountResource } from './http/route-table';
+import { AUTHENTICATED_DOCUMENT_RESOURCE, docsRouter } from './openapi/docs.routes';
 import { openApiDocument } from './openapi/openapi.document';
 import { TOKENS } from './tokens';
 
@@ -74,18 +76,7 @@ export function createApp(container: Container): Express {
   app.use(jsonBodiesOnly);
   app.use(express.json({ limit: config.REQUEST_BODY_LIMIT_BYTES, type: () => true, strict: true }));
 
-  const health = container.get(HealthController);
-  addRoutes(app, {
-    '/health': {
-      get: async (req, res) => {
-        await health.get(req, res);
-        // A database that answers the health check ends an outage too (when no /v1 traffic would).
-        if (res.statusCode === 200) outage.answered();
-      },
-    },
-    '/livez': { get: async (req, res) => health.live(req, res) },
-    '/readyz': { get: (req, res) => health.ready(req, res) },
-  });
+  addRoutes(app, HEALTH_RESOURCE.routes, { health: container.get(HealthController), outage });
   // Prometheus scrapes, outside /v1 and without a key (docs/decisions/0034-operability.md).
   app.route('/metrics').get(metrics.handler).all(methodNotAllowed);
   // The OpenAPI document (public copy) and its reference page; /docs gets its own CSP.
@@ -102,25 +93,25 @@ export function createApp(container: Container): Express {
   v1.use(rateLimits.keyBudget);
   v1.use(resolveApiVersion);
   v1.use(safeJsonBody);
-  const catalog = container.get(CatalogController);
-  const sandbox = container.get(SandboxController);
-  addRoutes(v1, {
-    '/payers': { get: (req, res) => catalog.listPayers(req, res) },
-    '/payers/:payerId': { get: (req, res) => catalog.getPayer(req, res) },
-    '/prior-auth/routes': { get: (req, res) => catalog.listRoutes(req, res) },
-    '/sandbox/scenarios': { get: (req, res) => sandbox.listScenarios(req, res) },
+  addRoutes(v1, CATALOG_RESOURCE.routes, {
+    catalog: container.get(CatalogController),
+    sandbox: container.get(SandboxController),
   });
-  const authorizations = authorizationRouter(
-    container.get(AuthorizationController),
-    container.get(ManualHandoffController),
-    container.get(LegacyWorkflowController),
+  const authorizations = authorizationRouter({
+    authorizations: container.get(AuthorizationController),
+    handoffs: container.get(ManualHandoffController),
+    legacy: container.get(LegacyWorkflowController),
+  });
+  mountResource(v1, '/v1', AUTHORIZATION_RESOURCE, authorizations);
+  mountResource(v1, '/v1', FILE_RESOURCE, fileRouter(container.get(FileController)));
+  mountResource(v1, '/v1', EVENT_RESOURCE, eventRouter(container.get(EventController)));
+  mountResource(
+    v1,
+    '/v1',
+    WEBHOOK_ENDPOINT_RESOURCE,
+    webhookEndpointRouter(container.get(WebhookEndpointController)),
   );
-  v1.use('/prior-auth/authorizations', authorizations);
-  v1.use('/prior-authorizations', authorizations);
-  v1.use('/files', fileRouter(container.get(FileController)));
-  v1.use('/events', eventRouter(container.get(EventController)));
-  v1.use('/webhook-endpoints', webhookEndpointRouter(container.get(WebhookEndpointController)));
-  addRoutes(v1, { '/openapi.json': { get: openApiDocumentHandler(openApiDocument) } });
+  addRoutes(v1, AUTHENTICATED_DOCUMENT_RESOURCE.routes, JSON.stringify(openApiDocument));
   app.use('/v1', v1);
 
   app.use((req, _res, next) =>

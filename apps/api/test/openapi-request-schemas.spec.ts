@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsDefined, IsInt, IsObject, Max, Min, ValidateNested } from 'class-validator';
-import { AUTHORIZATION_REQUEST_COMPONENTS, openApiDocument } from '../src/openapi/openapi.document';
+import { AUTHORIZATION_REQUEST_COMPONENTS } from '../src/openapi/openapi.components';
+import { openApiDocument } from '../src/openapi/openapi.document';
 import { requestSchema } from '../src/openapi/request-schema';
 import type { SchemaObject } from '../src/openapi/schema-builders';
 import {

@@ -7,9 +7,9 @@ import request from 'supertest';
 import { ERROR_HTTP_STATUS, type ErrorCode } from '../src/openapi/error-catalog';
 import {
   CREATE_AUTHORIZATION_EXAMPLE,
-  openApiDocument,
   PATCH_ANSWERS_EXAMPLE,
-} from '../src/openapi/openapi.document';
+} from '../src/authorization/authorization.openapi';
+import { openApiDocument } from '../src/openapi/openapi.document';
 import { OpenApiContract } from './contract/openapi-contract';
 import { createTestApp, type TestApp, type TestTenant } from './test-app';
 

@@ -17,8 +17,9 @@ import { inject, injectable } from 'inversify';
 import { apiVersionOf, isLegacyRequest } from '../http/api-version.middleware';
 import { CommandRunner, type CommandResult } from '../http/command-runner';
 import { parseLimit } from '../http/pagination';
-import { idempotencyKey, ifMatchAfterScoping } from '../http/preconditions';
+import { idempotencyKey } from '../http/preconditions';
 import { pathParam, scopeOf } from '../http/request-context';
+import { requiredVersion, runCommand, type CommandRoute } from '../http/route-table';
 import { assertEmptyBody, validateAll, validateInput } from '../http/validation';
 import type { TransactionBound } from '../http/transaction-bound';
 import { TOKENS } from '../tokens';
@@ -38,6 +39,7 @@ import {
   toCreateCommand,
   toResponseItems,
 } from './authorization.request';
+import { AUTHORIZATION_OPERATIONS } from './authorization.openapi';
 
 /** Every authorization use case the API drives; built in the composition root, per command for commands. */
 export interface AuthorizationUseCases {
@@ -179,17 +181,16 @@ export class AuthorizationController {
   async patchAnswers(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
     const authorizationId = pathParam(req, 'authorizationId');
-    const [key, body] = validateAll(
-      () => idempotencyKey(req, false),
-      () => validateInput(PatchAnswersRequest, req.body, 'body', patchAnswersIssues),
-    );
     await this.versionedCommand(
       req,
       res,
-      'authorizations.patch_answers',
-      key,
-      { authorizationId },
-      (useCases, expectedVersion) =>
+      {
+        operation: 'authorizations.patch_answers',
+        preconditions: AUTHORIZATION_OPERATIONS.patchAnswers,
+        params: { authorizationId },
+        body: () => validateInput(PatchAnswersRequest, req.body, 'body', patchAnswersIssues),
+      },
+      (useCases, body, expectedVersion) =>
         useCases.patchAnswers.execute(scope, {
           authorizationId,
           expectedVersion,
@@ -201,17 +202,16 @@ export class AuthorizationController {
   async attachFile(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
     const authorizationId = pathParam(req, 'authorizationId');
-    const [key, body] = validateAll(
-      () => idempotencyKey(req, true),
-      () => validateInput(AttachFileRequest, req.body, 'body'),
-    );
     await this.versionedCommand(
       req,
       res,
-      'authorizations.attach_file',
-      key,
-      { authorizationId },
-      async (useCases, expectedVersion) => {
+      {
+        operation: 'authorizations.attach_file',
+        preconditions: AUTHORIZATION_OPERATIONS.attachFile,
+        params: { authorizationId },
+        body: () => validateInput(AttachFileRequest, req.body, 'body'),
+      },
+      async (useCases, body, expectedVersion) => {
         const { authorization } = await useCases.attachFile.execute(scope, {
           authorizationId,
           expectedVersion,
@@ -228,17 +228,16 @@ export class AuthorizationController {
     const scope = scopeOf(req);
     const authorizationId = pathParam(req, 'authorizationId');
     const attachmentId = pathParam(req, 'attachmentId');
-    const [key] = validateAll(
-      () => idempotencyKey(req, false),
-      () => assertEmptyBody(req.body),
-    );
     await this.versionedCommand(
       req,
       res,
-      'authorizations.detach_attachment',
-      key,
-      { authorizationId, attachmentId },
-      (useCases, expectedVersion) =>
+      {
+        operation: 'authorizations.detach_attachment',
+        preconditions: AUTHORIZATION_OPERATIONS.detachAttachment,
+        params: { authorizationId, attachmentId },
+        body: () => assertEmptyBody(req.body),
+      },
+      (useCases, _body, expectedVersion) =>
         useCases.detachAttachment.execute(scope, { authorizationId, expectedVersion, attachmentId }),
     );
   }
@@ -246,17 +245,16 @@ export class AuthorizationController {
   async confirm(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
     const authorizationId = pathParam(req, 'authorizationId');
-    const [key, body] = validateAll(
-      () => idempotencyKey(req, true),
-      () => validateInput(ConfirmRequest, req.body ?? {}, 'body'),
-    );
     await this.versionedCommand(
       req,
       res,
-      'authorizations.confirm',
-      key,
-      { authorizationId },
-      async (useCases, expectedVersion) =>
+      {
+        operation: 'authorizations.confirm',
+        preconditions: AUTHORIZATION_OPERATIONS.confirm,
+        params: { authorizationId },
+        body: () => validateInput(ConfirmRequest, req.body ?? {}, 'body'),
+      },
+      async (useCases, body, expectedVersion) =>
         useCases.confirm.execute(scope, {
           authorizationId,
           expectedVersion,
@@ -268,17 +266,16 @@ export class AuthorizationController {
   async cancel(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
     const authorizationId = pathParam(req, 'authorizationId');
-    const [key] = validateAll(
-      () => idempotencyKey(req, true),
-      () => assertEmptyBody(req.body),
-    );
     await this.versionedCommand(
       req,
       res,
-      'authorizations.cancel',
-      key,
-      { authorizationId },
-      (useCases, expectedVersion) => useCases.cancel.execute(scope, { authorizationId, expectedVersion }),
+      {
+        operation: 'authorizations.cancel',
+        preconditions: AUTHORIZATION_OPERATIONS.cancel,
+        params: { authorizationId },
+        body: () => assertEmptyBody(req.body),
+      },
+      (useCases, _body, expectedVersion) => useCases.cancel.execute(scope, { authorizationId, expectedVersion }),
     );
   }
 
@@ -286,22 +283,25 @@ export class AuthorizationController {
    * A command on an existing authorization: the If-Match precondition (after tenant scoping), then the
    * idempotent run whose answer is the updated authorization with its ETag.
    */
-  private async versionedCommand(
+  private async versionedCommand<B>(
     req: Request,
     res: Response,
-    operation: string,
-    key: string | null,
-    params: Record<string, string> & { authorizationId: string },
-    work: (useCases: AuthorizationUseCases, expectedVersion: number) => Promise<Authorization>,
+    route: Omit<CommandRoute<B>, 'scopedRead'> & { params: { authorizationId: string } },
+    work: (useCases: AuthorizationUseCases, body: B, expectedVersion: number) => Promise<Authorization>,
   ): Promise<void> {
-    const expectedVersion = await ifMatchAfterScoping(req, () =>
-      this.useCases.get.execute(scopeOf(req), { authorizationId: params.authorizationId }),
-    );
-    await this.commands.run(
+    const scopedRead = () =>
+      this.useCases.get.execute(scopeOf(req), { authorizationId: route.params.authorizationId });
+    await runCommand(
+      this.commands,
       req,
       res,
-      { operation, idempotencyKey: key, params, body: req.body, ifMatch: expectedVersion },
-      async (tx) => authorizationResult(req, 200, await work(this.useCases.within(tx), expectedVersion)),
+      { ...route, scopedRead },
+      async (body, expectedVersion, tx) =>
+        authorizationResult(
+          req,
+          200,
+          await work(this.useCases.within(tx), body, requiredVersion(expectedVersion)),
+        ),
     );
   }
 }

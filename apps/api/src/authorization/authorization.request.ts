@@ -50,7 +50,7 @@ import {
 import { LEGACY_API_VERSION } from '@prior-auth/platform';
 import { Doc, DocRequired, OptionalText } from '../openapi/request-schema';
 import type { ValidationIssue } from '../http/http-error';
-import { MAX_CURSOR_LENGTH } from '../http/pagination';
+import { PageQuery } from '../http/pagination';
 import { oneOf } from '../http/validation';
 
 /*
@@ -343,11 +343,16 @@ export class ConfirmRequest {
 
 export const BOOLEAN_QUERY_VALUES = ['true', 'false'] as const;
 
-export class ListAuthorizationsQuery {
-  @IsOptional() @IsIn(AUTHORIZATION_STATUSES, oneOf('status', AUTHORIZATION_STATUSES)) status?: string;
-  @IsOptional() @IsIn(BOOLEAN_QUERY_VALUES, oneOf('overdue', BOOLEAN_QUERY_VALUES)) overdue?: string;
-  @IsOptional() @IsString() limit?: string;
-  @IsOptional() @IsString() @MaxLength(MAX_CURSOR_LENGTH) cursor?: string;
+export class ListAuthorizationsQuery extends PageQuery {
+  @Doc('Only authorizations in this status.')
+  @IsOptional()
+  @IsIn(AUTHORIZATION_STATUSES, oneOf('status', AUTHORIZATION_STATUSES))
+  status?: string;
+
+  @Doc('`true`: only cases still `waiting_on_payer` past `submission.decisionDueAt`.')
+  @IsOptional()
+  @IsIn(BOOLEAN_QUERY_VALUES, oneOf('overdue', BOOLEAN_QUERY_VALUES))
+  overdue?: string;
 }
 
 // ---- rules across fields ---------------------------------------------------------------------------------

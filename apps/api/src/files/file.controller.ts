@@ -8,13 +8,14 @@ import type { Request, Response } from 'express';
 import { inject, injectable } from 'inversify';
 import { CommandRunner } from '../http/command-runner';
 import { parseLimit } from '../http/pagination';
-import { idempotencyKey } from '../http/preconditions';
 import { pathParam, scopeOf } from '../http/request-context';
-import { assertEmptyBody, validateAll, validateInput } from '../http/validation';
+import { runCommand } from '../http/route-table';
+import { assertEmptyBody, validateInput } from '../http/validation';
 import type { ReadAuditRecorder } from '../audit/read-audit.recorder';
 import type { TransactionBound } from '../http/transaction-bound';
 import { TOKENS } from '../tokens';
 import { presentFile } from '@prior-auth/presentation';
+import { FILE_OPERATIONS } from './file.openapi';
 import { CreateFileRequest, ListFilesQuery } from './file.request';
 
 /** Every file use case the API drives, on the configured BlobStore; built in the composition root, per command for commands. */
@@ -41,15 +42,17 @@ export class FileController {
 
   async create(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
-    const [key, body] = validateAll(
-      () => idempotencyKey(req, false),
-      () => validateInput(CreateFileRequest, req.body, 'body'),
-    );
-    await this.commands.run(
+    await runCommand(
+      this.commands,
       req,
       res,
-      { operation: 'files.create', idempotencyKey: key, params: {}, body: req.body, ifMatch: null },
-      async (tx) => {
+      {
+        operation: 'files.create',
+        preconditions: FILE_OPERATIONS.create,
+        params: {},
+        body: () => validateInput(CreateFileRequest, req.body, 'body'),
+      },
+      async (body, _expectedVersion, tx) => {
         const { file, uploadUrl } = await this.useCases.within(tx).create.execute(scope, {
           fileName: body.fileName,
           contentType: body.contentType,
@@ -68,15 +71,17 @@ export class FileController {
   async complete(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
     const fileId = pathParam(req, 'fileId');
-    const [key] = validateAll(
-      () => idempotencyKey(req, false),
-      () => assertEmptyBody(req.body),
-    );
-    await this.commands.run(
+    await runCommand(
+      this.commands,
       req,
       res,
-      { operation: 'files.complete', idempotencyKey: key, params: { fileId }, body: req.body, ifMatch: null },
-      async (tx) => ({
+      {
+        operation: 'files.complete',
+        preconditions: FILE_OPERATIONS.complete,
+        params: { fileId },
+        body: () => assertEmptyBody(req.body),
+      },
+      async (_body, _expectedVersion, tx) => ({
         status: 200,
         headers: {},
         body: presentFile(await this.useCases.within(tx).complete.execute(scope, { fileId })),

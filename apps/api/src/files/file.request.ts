@@ -6,8 +6,8 @@ import {
   MAX_FILE_SIZE_BYTES,
   MAX_PURPOSE_LENGTH,
 } from '@prior-auth/domain';
-import { IsDefined, IsNumber, IsOptional, IsString, MaxLength } from 'class-validator';
-import { MAX_CURSOR_LENGTH } from '../http/pagination';
+import { IsDefined, IsNumber, IsString, MaxLength } from 'class-validator';
+import { PageQuery } from '../http/pagination';
 import { Doc, DocEnum } from '../openapi/request-schema';
 
 /*
@@ -45,7 +45,5 @@ export class CreateFileRequest {
   purpose!: string;
 }
 
-export class ListFilesQuery {
-  @IsOptional() @IsString() limit?: string;
-  @IsOptional() @IsString() @MaxLength(MAX_CURSOR_LENGTH) cursor?: string;
-}
+/** A page of files: no filter. */
+export class ListFilesQuery extends PageQuery {}

@@ -1,15 +1,21 @@
 import express, { type Router } from 'express';
-import { addRoutes } from '../http/route-table';
+import { addRoutes, type Resource } from '../http/route-table';
+import { TAGS } from '../openapi/openapi.operations';
 import type { FileController } from './file.controller';
+import { FILE_OPERATIONS as DOC } from './file.openapi';
 
 /** `/v1/files`: create and list, read one, complete its upload. */
-export function fileRouter(controller: FileController): Router {
-  return addRoutes(express.Router(), {
+export const FILE_RESOURCE: Resource<FileController> = {
+  mounts: [{ path: '/v1/files', tag: TAGS.files, operationIdSuffix: '' }],
+  routes: {
     '/': {
-      post: (req, res) => controller.create(req, res),
-      get: (req, res) => controller.list(req, res),
+      post: { serve: (c, req, res) => c.create(req, res), openapi: DOC.create },
+      get: { serve: (c, req, res) => c.list(req, res), openapi: DOC.list },
     },
-    '/:fileId': { get: (req, res) => controller.retrieve(req, res) },
-    '/:fileId/complete': { post: (req, res) => controller.complete(req, res) },
-  });
-}
+    '/:fileId': { get: { serve: (c, req, res) => c.retrieve(req, res), openapi: DOC.retrieve } },
+    '/:fileId/complete': { post: { serve: (c, req, res) => c.complete(req, res), openapi: DOC.complete } },
+  },
+};
+
+export const fileRouter = (controller: FileController): Router =>
+  addRoutes(express.Router(), FILE_RESOURCE.routes, controller);

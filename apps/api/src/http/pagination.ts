@@ -1,3 +1,6 @@
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
+import { Doc } from '../openapi/request-schema';
 import { validationFailed } from './http-error';
 
 export const DEFAULT_LIMIT = 25;
@@ -19,4 +22,29 @@ export function parseLimit(raw: unknown): number {
     ]);
   }
   return Number(text);
+}
+
+/**
+ * The page parameters of every list: its query class extends this one, which the document's `Limit` and
+ * `Cursor` parameters are generated from. `limit` stays text here; `parseLimit` answers its own 422.
+ */
+export class PageQuery {
+  @JSONSchema({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_LIMIT,
+    default: DEFAULT_LIMIT,
+    description: `Page size, 1 to ${MAX_LIMIT}.`,
+  })
+  @IsOptional()
+  @IsString()
+  limit?: string;
+
+  @Doc(
+    '`pagination.nextCursor` of the previous page; opaque and bound to the organization, environment and filters.',
+  )
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_CURSOR_LENGTH)
+  cursor?: string;
 }

@@ -15,9 +15,9 @@ import type { ClassConstructor } from 'class-transformer';
 import type { Request, Response } from 'express';
 import { inject, injectable } from 'inversify';
 import { CommandRunner, type CommandResult } from '../http/command-runner';
-import { idempotencyKey, ifMatchAfterScoping } from '../http/preconditions';
 import { pathParam, scopeOf } from '../http/request-context';
-import { assertEmptyBody, assertEmptyQuery, validateAll, validateInput } from '../http/validation';
+import { requiredVersion, runCommand, type CommandRoute } from '../http/route-table';
+import { assertEmptyBody, assertEmptyQuery, validateInput } from '../http/validation';
 import type { TransactionBound } from '../http/transaction-bound';
 import { TOKENS } from '../tokens';
 import {
@@ -33,6 +33,7 @@ import {
   UnableToCompleteManualHandoffRequest,
   textOrNull,
 } from './manual-handoff.request';
+import { MANUAL_HANDOFF_OPERATIONS } from './manual-handoff.openapi';
 
 /** Every manual-handoff and live-session use case the API drives; built in the composition root, per command for commands. */
 export interface ManualHandoffUseCases {
@@ -47,6 +48,13 @@ export interface ManualHandoffUseCases {
   getLiveSession: GetLiveSessionUseCase;
   createLiveSessionGrant: CreateLiveSessionGrantUseCase;
 }
+
+/** The commands on one handoff, by their stable operation name, with their route's preconditions. */
+const MANUAL_HANDOFF_COMMANDS = {
+  'manual_handoffs.complete': MANUAL_HANDOFF_OPERATIONS.complete,
+  'manual_handoffs.unable_to_complete': MANUAL_HANDOFF_OPERATIONS.unableToComplete,
+  'manual_handoffs.revoke': MANUAL_HANDOFF_OPERATIONS.revoke,
+};
 
 const handoffResult = (
   status: number,
@@ -73,28 +81,23 @@ export class ManualHandoffController {
   async create(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
     const authorizationId = pathParam(req, 'authorizationId');
-    const [key] = validateAll(
-      () => idempotencyKey(req, true),
-      () => assertEmptyBody(req.body),
-    );
-    // The handoff does not exist yet: If-Match is the authorization's version (decision 0007).
-    const expectedVersion = await ifMatchAfterScoping(req, () =>
-      this.useCases.getAuthorization.execute(scope, { authorizationId }),
-    );
-    await this.commands.run(
+    await runCommand(
+      this.commands,
       req,
       res,
       {
         operation: 'manual_handoffs.create',
-        idempotencyKey: key,
+        preconditions: MANUAL_HANDOFF_OPERATIONS.create,
         params: { authorizationId },
-        body: req.body,
-        ifMatch: expectedVersion,
+        body: () => assertEmptyBody(req.body),
+        // The handoff does not exist yet: If-Match is the authorization's version (decision 0007).
+        scopedRead: () => this.useCases.getAuthorization.execute(scope, { authorizationId }),
       },
-      async (tx) => {
-        const created = await this.useCases
-          .within(tx)
-          .create.execute(scope, { authorizationId, expectedVersion });
+      async (_body, expectedVersion, tx) => {
+        const created = await this.useCases.within(tx).create.execute(scope, {
+          authorizationId,
+          expectedVersion: requiredVersion(expectedVersion),
+        });
         return handoffResult(201, created, {
           Location: `${req.baseUrl}/${authorizationId}/manual-handoffs/${created.handoff.id}`,
         });
@@ -168,8 +171,16 @@ export class ManualHandoffController {
 
   async createAccessGrant(req: Request, res: Response): Promise<void> {
     const ref = this.handoffRef(req);
-    await this.grantCommand(req, res, 'manual_handoffs.create_access_grant', ref, async (useCases) =>
-      presentManualHandoffAccessGrant(await useCases.createAccessGrant.execute(scopeOf(req), ref)),
+    await this.grantCommand(
+      req,
+      res,
+      {
+        operation: 'manual_handoffs.create_access_grant',
+        preconditions: MANUAL_HANDOFF_OPERATIONS.createAccessGrant,
+        params: ref,
+      },
+      async (useCases) =>
+        presentManualHandoffAccessGrant(await useCases.createAccessGrant.execute(scopeOf(req), ref)),
     );
   }
 
@@ -186,8 +197,11 @@ export class ManualHandoffController {
     await this.grantCommand(
       req,
       res,
-      'live_sessions.create_access_grant',
-      { authorizationId },
+      {
+        operation: 'live_sessions.create_access_grant',
+        preconditions: MANUAL_HANDOFF_OPERATIONS.createLiveSessionGrant,
+        params: { authorizationId },
+      },
       async (useCases) =>
         presentLiveSessionAccessGrant(
           await useCases.createLiveSessionGrant.execute(scopeOf(req), { authorizationId }),
@@ -195,23 +209,23 @@ export class ManualHandoffController {
     );
   }
 
-  /** Minting a grant: Idempotency-Key required, no body, no If-Match; answers 201 with the grant. */
+  /** Minting a grant: no body (its route names the preconditions); answers 201 with the grant. */
   private async grantCommand(
     req: Request,
     res: Response,
-    operation: string,
-    params: Record<string, string>,
+    route: Pick<CommandRoute<void>, 'operation' | 'preconditions' | 'params'>,
     issue: (useCases: ManualHandoffUseCases) => Promise<object>,
   ): Promise<void> {
-    const [key] = validateAll(
-      () => idempotencyKey(req, true),
-      () => assertEmptyBody(req.body),
-    );
-    await this.commands.run(
+    await runCommand(
+      this.commands,
       req,
       res,
-      { operation, idempotencyKey: key, params, body: req.body, ifMatch: null },
-      async (tx) => ({ status: 201, headers: {}, body: await issue(this.useCases.within(tx)) }),
+      { ...route, body: () => assertEmptyBody(req.body) },
+      async (_body, _expectedVersion, tx) => ({
+        status: 201,
+        headers: {},
+        body: await issue(this.useCases.within(tx)),
+      }),
     );
   }
 
@@ -229,7 +243,7 @@ export class ManualHandoffController {
   private async handoffCommand<B extends object>(
     req: Request,
     res: Response,
-    operation: string,
+    operation: keyof typeof MANUAL_HANDOFF_COMMANDS,
     dto: ClassConstructor<B>,
     work: (
       useCases: ManualHandoffUseCases,
@@ -237,20 +251,27 @@ export class ManualHandoffController {
       body: B,
     ) => Promise<ManualHandoffWithAuthorization>,
   ): Promise<void> {
-    const [key, body] = validateAll(
-      () => idempotencyKey(req, true),
-      () => validateInput(dto, req.body, 'body'),
-    );
     const ref = this.handoffRef(req);
-    const expectedVersion = await ifMatchAfterScoping(req, () =>
-      this.useCases.get.execute(scopeOf(req), ref),
-    );
-    await this.commands.run(
+    await runCommand(
+      this.commands,
       req,
       res,
-      { operation, idempotencyKey: key, params: ref, body: req.body, ifMatch: expectedVersion },
-      async (tx) =>
-        handoffResult(200, await work(this.useCases.within(tx), { ...ref, expectedVersion }, body)),
+      {
+        operation,
+        preconditions: MANUAL_HANDOFF_COMMANDS[operation],
+        params: ref,
+        body: () => validateInput(dto, req.body, 'body'),
+        scopedRead: () => this.useCases.get.execute(scopeOf(req), ref),
+      },
+      async (body, expectedVersion, tx) =>
+        handoffResult(
+          200,
+          await work(
+            this.useCases.within(tx),
+            { ...ref, expectedVersion: requiredVersion(expectedVersion) },
+            body,
+          ),
+        ),
     );
   }
 }

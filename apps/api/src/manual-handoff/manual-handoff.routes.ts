@@ -1,27 +1,40 @@
-import type { Router } from 'express';
-import { addRoutes } from '../http/route-table';
+import { authorizationMounts } from '../authorization/authorization.openapi';
+import type { Resource } from '../http/route-table';
+import { TAGS } from '../openapi/openapi.operations';
 import type { ManualHandoffController } from './manual-handoff.controller';
+import { MANUAL_HANDOFF_OPERATIONS as DOC } from './manual-handoff.openapi';
+
+const HANDOFFS = '/:authorizationId/manual-handoffs';
+const ONE = `${HANDOFFS}/:manualHandoffId`;
 
 /**
- * Adds the manual-handoff and live-session paths to the authorization router, so they are served under both
+ * The manual-handoff and live-session paths: added to the authorization router, so they are served under both
  * authorization path families (decision 0014).
  */
-export function addManualHandoffRoutes(router: Router, controller: ManualHandoffController): void {
-  const handoffs = '/:authorizationId/manual-handoffs';
-  const one = `${handoffs}/:manualHandoffId`;
-  addRoutes(router, {
-    [handoffs]: {
-      post: (req, res) => controller.create(req, res),
-      get: (req, res) => controller.list(req, res),
+export const MANUAL_HANDOFF_RESOURCE: Resource<ManualHandoffController> = {
+  mounts: authorizationMounts({ primary: TAGS.handoffs, alternate: TAGS.handoffsAlt }),
+  routes: {
+    [HANDOFFS]: {
+      post: { serve: (c, req, res) => c.create(req, res), openapi: DOC.create },
+      get: { serve: (c, req, res) => c.list(req, res), openapi: DOC.list },
     },
-    [one]: { get: (req, res) => controller.retrieve(req, res) },
-    [`${one}/complete`]: { post: (req, res) => controller.complete(req, res) },
-    [`${one}/unable-to-complete`]: { post: (req, res) => controller.unableToComplete(req, res) },
-    [`${one}/revoke`]: { post: (req, res) => controller.revoke(req, res) },
-    [`${one}/access-grants`]: { post: (req, res) => controller.createAccessGrant(req, res) },
-    '/:authorizationId/live-session': { get: (req, res) => controller.getLiveSession(req, res) },
+    [ONE]: { get: { serve: (c, req, res) => c.retrieve(req, res), openapi: DOC.retrieve } },
+    [`${ONE}/complete`]: { post: { serve: (c, req, res) => c.complete(req, res), openapi: DOC.complete } },
+    [`${ONE}/unable-to-complete`]: {
+      post: { serve: (c, req, res) => c.unableToComplete(req, res), openapi: DOC.unableToComplete },
+    },
+    [`${ONE}/revoke`]: { post: { serve: (c, req, res) => c.revoke(req, res), openapi: DOC.revoke } },
+    [`${ONE}/access-grants`]: {
+      post: { serve: (c, req, res) => c.createAccessGrant(req, res), openapi: DOC.createAccessGrant },
+    },
+    '/:authorizationId/live-session': {
+      get: { serve: (c, req, res) => c.getLiveSession(req, res), openapi: DOC.getLiveSession },
+    },
     '/:authorizationId/live-session/access-grants': {
-      post: (req, res) => controller.createLiveSessionGrant(req, res),
+      post: {
+        serve: (c, req, res) => c.createLiveSessionGrant(req, res),
+        openapi: DOC.createLiveSessionGrant,
+      },
     },
-  });
-}
+  },
+};

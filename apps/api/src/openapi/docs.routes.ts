@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import express, { type Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import helmet from 'helmet';
 import { HttpError } from '../http/http-error';
 import { methodNotAllowed } from '../http/method-not-allowed';
-import { addRoutes, type RouteHandler } from '../http/route-table';
+import { addRoutes, type Resource } from '../http/route-table';
 import type { OpenApiDocument } from './openapi.document';
+import { documentResponse, TAGS, type OperationDoc } from './openapi.operations';
 
 /*
  * The OpenAPI document and a reference page for it (docs/decisions/0012: `/v1/openapi.json` needs the API key
@@ -91,21 +92,50 @@ const docsPolicy = helmet.contentSecurityPolicy({
   directives: DOCS_CONTENT_SECURITY_POLICY,
 });
 
-const sendDocument =
-  (text: string): RouteHandler =>
-  async (_req, res) => {
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.send(text);
-  };
+/** Sends the document's JSON text (rendered once, by the caller). */
+const sendDocument = async (text: string, res: Response): Promise<void> => {
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.send(text);
+};
 
-/** `GET /v1/openapi.json`, for the authenticated /v1 router. */
-export const openApiDocumentHandler = (document: OpenApiDocument): RouteHandler =>
-  sendDocument(JSON.stringify(document));
+const documentRoute = (doc: Pick<OperationDoc, 'operationId' | 'summary' | 'description' | 'access'>) => ({
+  serve: (text: string, _req: Request, res: Response) => sendDocument(text, res),
+  openapi: { ...doc, responses: { 200: documentResponse('This document.') }, errors: [] },
+});
+
+/** `GET /v1/openapi.json`, on the authenticated /v1 router; served the document's JSON text. */
+export const AUTHENTICATED_DOCUMENT_RESOURCE: Resource<string> = {
+  mounts: [{ path: '/v1', tag: TAGS.docs, operationIdSuffix: '' }],
+  routes: {
+    '/openapi.json': {
+      get: documentRoute({
+        operationId: 'getOpenApiDocument',
+        summary: 'This OpenAPI document',
+        description:
+          'Requires the API key like every /v1 path; the same document is public at /openapi.json.',
+      }),
+    },
+  },
+};
+
+/** `GET /openapi.json`: the same document, public. */
+export const PUBLIC_DOCUMENT_RESOURCE: Resource<string> = {
+  mounts: [{ path: '', tag: TAGS.docs, operationIdSuffix: '' }],
+  routes: {
+    '/openapi.json': {
+      get: documentRoute({
+        operationId: 'getPublicOpenApiDocument',
+        summary: 'This OpenAPI document (public)',
+        access: 'public',
+      }),
+    },
+  },
+};
 
 /** The public routes: `GET /openapi.json`, `GET /docs` and `GET /docs/assets/:asset`. */
 export function docsRouter(document: OpenApiDocument): Router {
   const router = express.Router();
-  addRoutes(router, { '/openapi.json': { get: sendDocument(JSON.stringify(document)) } });
+  addRoutes(router, PUBLIC_DOCUMENT_RESOURCE.routes, JSON.stringify(document));
   router
     .route('/docs')
     .get(docsPolicy, (_req, res) => {

@@ -1,7 +1,10 @@
 import { IsOptional, IsString, MaxLength, ValidationTypes } from 'class-validator';
 import { JSONSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
-import type { SchemaObject } from './schema-builders';
+import type { oas31 } from 'openapi3-ts';
+import type { ReferenceObject, SchemaObject } from './schema-builders';
+
+type ParameterObject = oas31.ParameterObject;
 
 export type RequestClass = abstract new () => object;
 
@@ -55,7 +58,15 @@ export function requestSchema(requestClass: RequestClass, components: RequestCom
     if (schema === undefined) throw new Error(`no request schema generated for ${className}`);
     return { ...resolve(schema), additionalProperties: false };
   };
-  return closed(requestClass.name);
+  // A subclass that adds no property (a list's query with no filter) has no schema of its own: its parent's is
+  // its shape.
+  let target: RequestClass = requestClass;
+  while (generated[target.name] === undefined) {
+    const parent = Object.getPrototypeOf(target) as RequestClass | null;
+    if (parent === null || parent === Function.prototype) break;
+    target = parent;
+  }
+  return closed(target.name);
 }
 
 /** The schema of every component in `components`, each referring to the others. */
@@ -95,4 +106,29 @@ export function OptionalText(maxLength: number, description?: string) {
   return (target: object, key: string): void => {
     for (const decorate of decorators) decorate(target, key);
   };
+}
+
+/**
+ * The query parameters of a query class, generated like a request body (so the class that validates the query
+ * is the one source of its parameters): one per property, its `@Doc` prose as the parameter's description.
+ * A property named in `shared` is that reference instead (pagination's `limit` and `cursor` components).
+ */
+export function queryParameters(
+  queryClass: RequestClass,
+  shared: Readonly<Record<string, ReferenceObject>> = {},
+): Array<ParameterObject | ReferenceObject> {
+  const schema = requestSchema(queryClass);
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => {
+    const reference = shared[name];
+    if (reference !== undefined) return reference;
+    const { description, ...rest } = property as SchemaObject;
+    return {
+      name,
+      in: 'query',
+      required: required.has(name),
+      ...(description === undefined ? {} : { description }),
+      schema: rest,
+    };
+  });
 }

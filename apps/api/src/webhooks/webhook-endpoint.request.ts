@@ -13,6 +13,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
+import { PageQuery } from '../http/pagination';
 
 export const SUBSCRIBABLE_EVENTS = [ALL_EVENTS, ...RESOURCE_EVENT_TYPES] as const;
 export const MAX_WEBHOOK_DESCRIPTION_LENGTH = 500;
@@ -98,7 +99,5 @@ export class UpdateWebhookEndpointRequest {
   apiVersion?: ApiVersion;
 }
 
-export class ListWebhookEndpointsQuery {
-  @IsOptional() @IsString() limit?: string;
-  @IsOptional() @IsString() @MaxLength(2048) cursor?: string;
-}
+/** A page of endpoints, or of one endpoint's deliveries: no filter. */
+export class ListWebhookEndpointsQuery extends PageQuery {}

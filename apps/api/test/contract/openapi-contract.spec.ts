@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { openApiDocument } from '../../src/openapi/openapi.document';
-import { OpenApiContract, type ObservedResponse } from './openapi-contract';
+import { OpenApiContract, type ObservedRequest, type ObservedResponse } from './openapi-contract';
 
 /** The checker the API tests rely on must itself refuse what breaks the document. */
 describe('OpenApiContract', () => {
@@ -104,5 +104,102 @@ describe('OpenApiContract', () => {
     expect(
       contract.check(response({ method: 'HEAD', path: '/nope', status: 404, body: Buffer.alloc(0) })),
     ).toEqual([]);
+  });
+
+  describe('requests', () => {
+    const observed = (overrides: Partial<ObservedRequest>): ObservedRequest => ({
+      method: 'GET',
+      path: '/v1/prior-auth/authorizations',
+      query: '',
+      headers: {},
+      body: undefined,
+      ...overrides,
+    });
+    const confirm = (headers: ObservedRequest['headers'], body: unknown) =>
+      observed({
+        method: 'POST',
+        path: '/v1/prior-authorizations/auth_x/confirm',
+        headers: {
+          'content-type': 'application/json',
+          ...(body === undefined ? {} : { 'content-length': String(JSON.stringify(body).length) }),
+          ...headers,
+        },
+        body,
+      });
+    const preconditions = { 'if-match': '"3"', 'idempotency-key': 'key-1' };
+
+    it('accepts a documented request, its query parameters read as text', () => {
+      expect(contract.checkRequest(observed({ query: 'status=processing&limit=10' }), 200)).toEqual([]);
+      expect(contract.checkRequest(confirm(preconditions, { nextActionId: 'na_1' }), 200)).toEqual([]);
+      expect(contract.checkRequest(confirm(preconditions, undefined), 200)).toEqual([]);
+      // A body on a read is ignored; an unknown query parameter where the operation takes none too.
+      expect(
+        contract.checkRequest(
+          observed({
+            path: '/v1/payers/payer_uhc',
+            query: 'x=1',
+            headers: { 'content-length': '2' },
+            body: {},
+          }),
+          200,
+        ),
+      ).toEqual([]);
+      // Under the legacy version create may leave the Idempotency-Key out (x-optional-parameters-in-version).
+      const legacyCreate = observed({
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': '50' },
+        body: { templateSelection: {}, providerNpi: '1234567893' },
+      });
+      const keyProblems = (request: ObservedRequest) =>
+        contract.checkRequest(request, 201).filter((problem) => problem.includes('Idempotency-Key'));
+      expect(keyProblems({ ...legacyCreate, answeredVersion: '2024-01-01' })).toEqual([]);
+      expect(keyProblems({ ...legacyCreate, answeredVersion: '2025-01-01' })).toEqual([
+        expect.stringContaining('required header Idempotency-Key is missing'),
+      ]);
+    });
+
+    it('refuses an accepted request the document calls invalid', () => {
+      expect(contract.checkRequest(observed({ query: 'status=nope&limit=500&sort=asc' }), 200)).toEqual([
+        expect.stringContaining('query parameter sort is not documented'),
+        expect.stringContaining('query status: "nope" is invalid'),
+        expect.stringContaining('query limit: "500" is invalid'),
+      ]);
+      expect(contract.checkRequest(confirm({ 'if-match': 'W/"3"' }, { nextActionId: 1, x: 2 }), 200)).toEqual(
+        [
+          expect.stringContaining('header If-Match: "W/\\"3\\"" is invalid'),
+          expect.stringContaining('required header Idempotency-Key is missing'),
+          expect.stringContaining('the body does not match the documented schema'),
+        ],
+      );
+      expect(
+        contract.checkRequest(
+          observed({
+            method: 'POST',
+            path: '/v1/files',
+            headers: { 'content-type': 'application/json' },
+          }),
+          201,
+        ),
+      ).toEqual([expect.stringContaining('the document requires a body; none was sent')]);
+      expect(
+        contract.checkRequest(
+          observed({
+            method: 'POST',
+            path: '/v1/prior-auth/authorizations',
+            headers: { 'content-type': 'application/json', 'content-length': '2' },
+            body: {},
+          }),
+          201,
+        ),
+      ).toEqual([
+        expect.stringContaining('required header Idempotency-Key is missing'),
+        expect.stringContaining('the body does not match the documented schema'),
+      ]);
+    });
+
+    it('leaves refused requests to the response check', () => {
+      expect(contract.checkRequest(observed({ query: 'status=nope' }), 422)).toEqual([]);
+      expect(contract.checkRequest(confirm({}, { x: 1 }), 428)).toEqual([]);
+    });
   });
 });

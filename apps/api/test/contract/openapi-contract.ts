@@ -3,10 +3,11 @@ import addFormats from 'ajv-formats';
 import express, { type Express, type RequestHandler } from 'express';
 import type { oas31 } from 'openapi3-ts';
 import { ERROR_HTTP_STATUS, type ErrorCode } from '../../src/openapi/error-catalog';
+import { API_VERSION_HEADER } from '@prior-auth/platform';
 import type { OpenApiDocument } from '../../src/openapi/openapi.document';
 
 /*
- * Checks HTTP responses against the OpenAPI document: the status must be documented for the operation, every
+ * Checks HTTP requests the API accepted (`checkRequest`) and every response against the OpenAPI document: the status must be documented for the operation, every
  * documented required header present and valid, the content type documented, and a JSON body valid against the
  * response schema (Ajv, JSON Schema 2020-12 with formats). Paths no operation serves may only answer the generic
  * errors the document describes in prose: 404 not_found for an unknown path, 405 method_not_allowed for a
@@ -15,8 +16,9 @@ import type { OpenApiDocument } from '../../src/openapi/openapi.document';
 
 type Method = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
 
-const COMPONENTS_ID = 'https://prior-auth.invalid/openapi/components';
+const COMPONENTS_ID = 'https://prior-auth.invalid/openapi/openapi.components';
 const SCHEMA_REF_PREFIX = '#/components/schemas/';
+const JSON_MEDIA_TYPE = 'application/json';
 
 export interface ObservedResponse {
   method: string;
@@ -25,6 +27,20 @@ export interface ObservedResponse {
   status: number;
   headers: Record<string, string | string[] | number | undefined>;
   body: Buffer;
+}
+
+/** A request the API answered, as the recorder saw it once the app had parsed it. */
+export interface ObservedRequest {
+  method: string;
+  /** The request path, without the query string. */
+  path: string;
+  /** The raw query string (without `?`). */
+  query: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body; undefined when none was sent or the route reads the bytes itself. */
+  body: unknown;
+  /** The API version the answer names (`Prior-Auth-Version`), if any. */
+  answeredVersion?: string;
 }
 
 interface Route {
@@ -79,13 +95,22 @@ const excerpt = (text: string) => (text.length > 600 ? `${text.slice(0, 600)}…
 
 export class OpenApiContract {
   readonly ajv: Ajv2020;
+  private readonly coercingAjv: Ajv2020;
   private readonly routes: Route[];
   private readonly validators = new Map<string, ValidateFunction>();
 
   constructor(readonly document: OpenApiDocument) {
     this.ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
-    addFormats(this.ajv);
-    this.ajv.addSchema({ $id: COMPONENTS_ID, $defs: rewriteSchemaRefs(document.components?.schemas ?? {}) });
+    this.coercingAjv = new Ajv2020({
+      strict: true,
+      allErrors: true,
+      allowUnionTypes: true,
+      coerceTypes: true,
+    });
+    for (const ajv of [this.ajv, this.coercingAjv]) {
+      addFormats(ajv);
+      ajv.addSchema({ $id: COMPONENTS_ID, $defs: rewriteSchemaRefs(document.components?.schemas ?? {}) });
+    }
     this.routes = Object.entries(document.paths ?? {})
       .map(([template, item]) => ({
         template,
@@ -131,6 +156,105 @@ export class OpenApiContract {
   route(path: string): Route | undefined {
     const normalized = path.length > 1 ? path.replace(/\/$/, '') : path;
     return this.routes.find((route) => route.pattern.test(normalized));
+  }
+
+  /**
+   * Every way a request the API accepted (answered below 400) breaks the document; empty when it conforms. A
+   * refused request is what the document says to refuse, so only accepted ones are held to it: an accepted
+   * request the document calls invalid means the document is stricter than the API, or describes another
+   * request. Checked: each documented parameter (path, query, header) present when required (unless the
+   * answered version lets it be left out: `x-optional-parameters-in-version`) and valid when sent; where the
+   * operation documents query parameters (its query class refuses others), no other; a body when one is
+   * required, none on a POST or PATCH that documents none, and a JSON body valid against its schema.
+   */
+  checkRequest(request: ObservedRequest, status: number): string[] {
+    if (status >= 400) return [];
+    const method = request.method.toLowerCase() as Method;
+    const route = this.route(request.path);
+    const operation = (route?.item[method] ?? (method === 'head' ? route?.item.get : undefined)) as
+      oas31.OperationObject | undefined;
+    if (!route || !operation) return [];
+    const name = `${request.method.toUpperCase()} ${route.template} (request)`;
+    const problems: string[] = [];
+    const parameters = [...(route.item.parameters ?? []), ...(operation.parameters ?? [])].map((parameter) =>
+      this.resolve<oas31.ParameterObject>(parameter),
+    );
+    const query = new URLSearchParams(request.query);
+    const documentedQuery = new Set(parameters.filter((p) => p.in === 'query').map((p) => p.name));
+    for (const key of documentedQuery.size > 0 ? new Set(query.keys()) : []) {
+      if (!documentedQuery.has(key)) problems.push(`${name}: query parameter ${key} is not documented`);
+    }
+    const relaxed = new Set(
+      (operation['x-optional-parameters-in-version'] as Record<string, string[]> | undefined)?.[
+        request.answeredVersion ?? ''
+      ] ?? [],
+    );
+    for (const parameter of parameters) {
+      if (parameter.in === 'path') continue;
+      const value =
+        parameter.in === 'query'
+          ? (query.get(parameter.name) ?? undefined)
+          : headerValue(request.headers[parameter.name.toLowerCase()]);
+      if (value === undefined) {
+        if (parameter.required && !relaxed.has(parameter.name))
+          problems.push(`${name}: required ${parameter.in} ${parameter.name} is missing`);
+        continue;
+      }
+      if (parameter.schema) {
+        const validate = this.parameterValidator(
+          `${name} ${parameter.in} ${parameter.name}`,
+          parameter.schema,
+        );
+        if (!validate({ value })) {
+          problems.push(
+            `${name}: ${parameter.in} ${parameter.name}: ${JSON.stringify(value)} is invalid\n` +
+              formatErrors(validate.errors),
+          );
+        }
+      }
+    }
+    const body = operation.requestBody
+      ? this.resolve<oas31.RequestBodyObject>(operation.requestBody)
+      : undefined;
+    const length = Number(headerValue(request.headers['content-length']) ?? 0);
+    const sent = length > 0 || request.headers['transfer-encoding'] !== undefined;
+    if (!sent) {
+      if (body?.required) problems.push(`${name}: the document requires a body; none was sent`);
+      return problems;
+    }
+    // A body on a read is ignored, as HTTP lets a server do.
+    if (!body && (method === 'post' || method === 'patch')) {
+      problems.push(`${name}: a body was sent and the document describes none`);
+    }
+    const mediaType = mediaTypeOf(headerValue(request.headers['content-type']));
+    const schema = body?.content?.[JSON_MEDIA_TYPE]?.schema;
+    // Raw bytes (a file upload) are the route's own to read: only a parsed JSON body is checked.
+    if (!schema || request.body === undefined || !mediaType || !/^application\/(.+\+)?json$/.test(mediaType))
+      return problems;
+    const validate = this.validator(`${name} body`, schema);
+    if (!validate(request.body)) {
+      problems.push(
+        `${name}: the body does not match the documented schema\n${formatErrors(validate.errors)}\n` +
+          `  body: ${excerpt(JSON.stringify(request.body))}`,
+      );
+    }
+    return problems;
+  }
+
+  /**
+   * Parameters travel as text: a schema of another type (`limit`'s integer) is checked on the text's value,
+   * as the API reads it (Ajv's type coercion, on a wrapper so the coerced value has somewhere to go).
+   */
+  private parameterValidator(key: string, schema: unknown): ValidateFunction {
+    let validate = this.validators.get(key);
+    if (!validate) {
+      validate = this.coercingAjv.compile({
+        type: 'object',
+        properties: { value: rewriteSchemaRefs(schema as object) },
+      });
+      this.validators.set(key, validate);
+    }
+    return validate;
   }
 
   /** Every way the response breaks the document; empty when it conforms. */
@@ -296,8 +420,22 @@ export function contractRecorder(contract: OpenApiContract): RequestHandler {
         headers: res.getHeaders() as ObservedResponse['headers'],
         body: Buffer.concat(chunks),
       };
+      const [path = '', query = ''] = req.originalUrl.split('?', 2);
       try {
-        violations.push(...contract.check(observed));
+        violations.push(
+          ...contract.checkRequest(
+            {
+              method: req.method,
+              path,
+              query,
+              headers: req.headers,
+              body: req.body as unknown,
+              answeredVersion: headerValue(observed.headers[API_VERSION_HEADER.toLowerCase()]),
+            },
+            res.statusCode,
+          ),
+          ...contract.check(observed),
+        );
       } catch (error) {
         violations.push(`${observed.method} ${observed.path}: the contract check failed: ${String(error)}`);
       }

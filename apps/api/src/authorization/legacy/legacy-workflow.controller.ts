@@ -10,12 +10,13 @@ import type { Request, Response } from 'express';
 import { inject, injectable } from 'inversify';
 import { apiVersionOf } from '../../http/api-version.middleware';
 import { CommandRunner } from '../../http/command-runner';
-import { idempotencyKey, ifMatchAfterScoping } from '../../http/preconditions';
 import { pathParam, scopeOf } from '../../http/request-context';
-import { validateAll, validateInput } from '../../http/validation';
+import { runCommand, type CommandRoute } from '../../http/route-table';
+import { validateInput } from '../../http/validation';
 import type { TransactionBound } from '../../http/transaction-bound';
 import { TOKENS } from '../../tokens';
 import { etagOf } from '@prior-auth/presentation';
+import { AUTHORIZATION_OPERATIONS } from '../authorization.openapi';
 import { PatchAnswersRequest, patchAnswersIssues, toResponseItems } from '../authorization.request';
 import { ResolveActionRequest } from './legacy-workflow.request';
 import { presentLegacyWorkflow } from './legacy-workflow.presenter';
@@ -45,17 +46,16 @@ export class LegacyWorkflowController {
   async update(req: Request, res: Response): Promise<void> {
     const scope = scopeOf(req);
     const authorizationId = pathParam(req, 'authorizationId');
-    const [key, body] = validateAll(
-      () => idempotencyKey(req, false),
-      () => validateInput(PatchAnswersRequest, req.body, 'body', patchAnswersIssues),
-    );
     await this.command(
       req,
       res,
-      'authorizations.update',
-      key,
-      { authorizationId },
-      (useCases, expectedVersion) =>
+      {
+        operation: 'authorizations.update',
+        preconditions: AUTHORIZATION_OPERATIONS.updateLegacy,
+        params: { authorizationId },
+        body: () => validateInput(PatchAnswersRequest, req.body, 'body', patchAnswersIssues),
+      },
+      (useCases, body, expectedVersion) =>
         useCases.patchAnswers.execute(scope, {
           authorizationId,
           expectedVersion,
@@ -68,17 +68,16 @@ export class LegacyWorkflowController {
     const scope = scopeOf(req);
     const authorizationId = pathParam(req, 'authorizationId');
     const actionId = pathParam(req, 'actionId');
-    const [key, body] = validateAll(
-      () => idempotencyKey(req, false),
-      () => validateInput(ResolveActionRequest, req.body, 'body'),
-    );
     await this.command(
       req,
       res,
-      'authorizations.resolve_action',
-      key,
-      { authorizationId, actionId },
-      (useCases, expectedVersion) =>
+      {
+        operation: 'authorizations.resolve_action',
+        preconditions: AUTHORIZATION_OPERATIONS.resolveActionLegacy,
+        params: { authorizationId, actionId },
+        body: () => validateInput(ResolveActionRequest, req.body, 'body'),
+      },
+      (useCases, body, expectedVersion) =>
         useCases.resolveAction.execute(scope, {
           authorizationId,
           expectedVersion,
@@ -89,49 +88,41 @@ export class LegacyWorkflowController {
     );
   }
 
-  /** If-Match only when sent (then after tenant scoping, as everywhere); the answer is the workflow shape. */
-  private async command(
+  /**
+   * A legacy command on one authorization (If-Match and Idempotency-Key optional, as its route declares);
+   * the answer is the workflow shape.
+   */
+  private async command<B>(
     req: Request,
     res: Response,
-    operation: string,
-    key: string | null,
-    params: Record<string, string> & { authorizationId: string },
-    work: (useCases: LegacyWorkflowUseCases, expectedVersion: number | null) => Promise<Authorization>,
+    route: Omit<CommandRoute<B>, 'scopedRead'> & { params: { authorizationId: string } },
+    work: (useCases: LegacyWorkflowUseCases, body: B, expectedVersion: number | null) => Promise<Authorization>,
   ): Promise<void> {
-    const expectedVersion =
-      req.header('if-match') === undefined
-        ? null
-        : await ifMatchAfterScoping(req, () =>
-            this.useCases.get.execute(scopeOf(req), { authorizationId: params.authorizationId }),
+    const scopedRead = () =>
+      this.useCases.get.execute(scopeOf(req), { authorizationId: route.params.authorizationId });
+    await runCommand(this.commands, req, res, { ...route, scopedRead }, async (body, expectedVersion, tx) => {
+      const useCases = this.useCases.within(tx);
+      const authorization = await work(useCases, body, expectedVersion);
+      // Rendered on first need after answers or attachments changed (decision 0032). The change is already
+      // committed: a preview that cannot be rendered now is answered as null (the next read renders it)
+      // rather than failing a command that succeeded.
+      const preview = await useCases.preview
+        .execute(scopeOf(req), authorization)
+        .catch((error: unknown) => {
+          this.logger.warn(
+            {
+              authorizationId: authorization.id,
+              error: error instanceof Error ? error.message : String(error),
+            },
+            'submission preview not rendered',
           );
-    await this.commands.run(
-      req,
-      res,
-      { operation, idempotencyKey: key, params, body: req.body, ifMatch: expectedVersion },
-      async (tx) => {
-        const useCases = this.useCases.within(tx);
-        const authorization = await work(useCases, expectedVersion);
-        // Rendered on first need after answers or attachments changed (decision 0032). The change is already
-        // committed: a preview that cannot be rendered now is answered as null (the next read renders it)
-        // rather than failing a command that succeeded.
-        const preview = await useCases.preview
-          .execute(scopeOf(req), authorization)
-          .catch((error: unknown) => {
-            this.logger.warn(
-              {
-                authorizationId: authorization.id,
-                error: error instanceof Error ? error.message : String(error),
-              },
-              'submission preview not rendered',
-            );
-            return null;
-          });
-        return {
-          status: 200,
-          headers: { ETag: etagOf(authorization), [API_VERSION_HEADER]: apiVersionOf(req) },
-          body: presentLegacyWorkflow(authorization, preview),
-        };
-      },
-    );
+          return null;
+        });
+      return {
+        status: 200,
+        headers: { ETag: etagOf(authorization), [API_VERSION_HEADER]: apiVersionOf(req) },
+        body: presentLegacyWorkflow(authorization, preview),
+      };
+    });
   }
 }
