@@ -16,7 +16,7 @@ import { pipeline } from './pipeline-helpers';
 import { createTestApp, type TestApp, type TestTenant } from './test-app';
 
 /*
- * The legacy workflow shape and legacy actions (shared decision 0029, decision 0032): `PATCH …/{id}` and
+ * The legacy workflow shape and legacy actions (docs/decisions/0029 and 0032): `PATCH …/{id}` and
  * `POST …/actions/{actionId}/resolve`. Every response is also checked against the OpenAPI document by the
  * contract hook of the test app.
  */

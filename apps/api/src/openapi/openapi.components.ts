@@ -969,7 +969,7 @@ export const schemas: Record<SchemaName, SchemaObject> = {
   UnableToCompleteManualHandoffRequest: requestSchema(UnableToCompleteManualHandoffRequest),
   RevokeManualHandoffRequest: requestSchema(RevokeManualHandoffRequest),
   EmptyBody: object({}, { description: 'This operation takes no body; an empty object is accepted.' }),
-  // The legacy workflow shape (shared decision 0029, decision 0032).
+  // The legacy workflow shape (docs/decisions/0029 and 0032).
   LegacyWorkflowAuthorization: object(
     {
       id: id('auth', 'Stable authorization ID.'),

@@ -6,7 +6,7 @@ import { Webhook } from 'standardwebhooks';
 
 /*
  * One webhook send (docs/decisions/0031-events-and-webhooks.md): signed per Standard Webhooks, the address
- * rule of spec decision 22 checked again at send time, with a bounded timeout, no redirect followed (a 3xx is
+ * rule of that decision checked again at send time, with a bounded timeout, no redirect followed (a 3xx is
  * a failure) and at most RESPONSE_EXCERPT_BYTES of the answer kept.
  */
 

@@ -4,7 +4,7 @@ import { type AuthorizationStatus } from '../authorization/authorization.types';
 export interface AuthorizationListQuery {
   status?: AuthorizationStatus;
   /**
-   * Only cases still waiting on the payer whose decision was due before this time (decision 21: the
+   * Only cases still waiting on the payer whose decision was due before this time (docs/decisions/0031-events-and-webhooks.md: the
    * use case passes its clock's now for `?overdue=true`).
    */
   decisionOverdueAt?: Date;

@@ -81,7 +81,7 @@ export class TypeOrmResourceEventLog implements ResourceEventLog {
   }
 }
 
-/** Events are kept this long at least (spec decision 22: ≥ 30 days). */
+/** Events are kept this long at least (docs/decisions/0031-events-and-webhooks.md: ≥ 30 days). */
 export const EVENT_RETENTION_DAYS = 30;
 
 /** Deletes events past the retention, in batches; run by one worker of the cluster on a schedule. */

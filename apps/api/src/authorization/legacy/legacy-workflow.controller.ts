@@ -30,7 +30,7 @@ export interface LegacyWorkflowUseCases {
 }
 
 /**
- * `PATCH …/{id}` and `POST …/{id}/actions/{actionId}/resolve` (shared decision 0029, decision 0032): both answer
+ * `PATCH …/{id}` and `POST …/{id}/actions/{actionId}/resolve` (docs/decisions/0029 and 0032): both answer
  * the legacy workflow shape whatever the request's version; If-Match and Idempotency-Key are optional and
  * checked when sent. The order of checks is the other commands' (decision 0023).
  */
@@ -96,7 +96,11 @@ export class LegacyWorkflowController {
     req: Request,
     res: Response,
     route: Omit<CommandRoute<B>, 'scopedRead'> & { params: { authorizationId: string } },
-    work: (useCases: LegacyWorkflowUseCases, body: B, expectedVersion: number | null) => Promise<Authorization>,
+    work: (
+      useCases: LegacyWorkflowUseCases,
+      body: B,
+      expectedVersion: number | null,
+    ) => Promise<Authorization>,
   ): Promise<void> {
     const scopedRead = () =>
       this.useCases.get.execute(scopeOf(req), { authorizationId: route.params.authorizationId });
@@ -106,18 +110,16 @@ export class LegacyWorkflowController {
       // Rendered on first need after answers or attachments changed (decision 0032). The change is already
       // committed: a preview that cannot be rendered now is answered as null (the next read renders it)
       // rather than failing a command that succeeded.
-      const preview = await useCases.preview
-        .execute(scopeOf(req), authorization)
-        .catch((error: unknown) => {
-          this.logger.warn(
-            {
-              authorizationId: authorization.id,
-              error: error instanceof Error ? error.message : String(error),
-            },
-            'submission preview not rendered',
-          );
-          return null;
-        });
+      const preview = await useCases.preview.execute(scopeOf(req), authorization).catch((error: unknown) => {
+        this.logger.warn(
+          {
+            authorizationId: authorization.id,
+            error: error instanceof Error ? error.message : String(error),
+          },
+          'submission preview not rendered',
+        );
+        return null;
+      });
       return {
         status: 200,
         headers: { ETag: etagOf(authorization), [API_VERSION_HEADER]: apiVersionOf(req) },

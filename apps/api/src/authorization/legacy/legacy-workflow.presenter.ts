@@ -13,7 +13,7 @@ import { iso, isoOrNull, presentFile, presentLegacyQuestionnaire } from '@prior-
 
 /*
  * The spec's "Authorization (legacy, workflow variant)", answered by `PATCH …/{id}` and
- * `POST …/actions/{actionId}/resolve` whatever the API version (shared decision 0029, decision 0032). A view of
+ * `POST …/actions/{actionId}/resolve` whatever the API version (docs/decisions/0029 and 0032). A view of
  * the same aggregate: the payer's requests for more information are its action items, its submission attempts
  * the source of `latestSubmissionAttempt`; `previewFile` is the case's submission preview, null while
  * requirements are open.
