@@ -137,14 +137,30 @@ export class Authorization {
 
   /** Loads a stored state; the copy keeps the caller's object and the aggregate independent. */
   static rehydrate(state: AuthorizationState): Authorization {
-    const copy = deepCopy(state);
+    return Authorization.rehydrateOwned(deepCopy(state));
+  }
+
+  /**
+   * Loads a state built for this aggregate alone (a repository's mapper builds one per row read) and never
+   * touched by the caller again: the aggregate takes it over without the copy `rehydrate` makes, which
+   * was the largest item of a read's own work (docs/performance.md).
+   */
+  static rehydrateOwned(state: AuthorizationState): Authorization {
     // Rows written before portal issues existed have no such column.
-    copy.portalIssues = copy.portalIssues ?? [];
-    return new Authorization(copy, state.version);
+    state.portalIssues = state.portalIssues ?? [];
+    return new Authorization(state, state.version);
   }
 
   toState(): AuthorizationState {
     return deepCopy(this.s);
+  }
+
+  /**
+   * The state itself, not a copy, for code that reads it only to build something new at once (presenters,
+   * row mappers): such code must neither change it nor keep it. `toState()` is for anything else.
+   */
+  readState(): Readonly<AuthorizationState> {
+    return this.s;
   }
 
   get id(): string {
