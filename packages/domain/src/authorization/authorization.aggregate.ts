@@ -867,20 +867,26 @@ export class Authorization {
     return canonicalJson(snapshot.covers) === canonicalJson(this.currentCovers());
   }
 
-  /** A revealed item replaces an existing definition of the same linkId, else joins the portal group. */
+  /**
+   * A revealed item replaces an existing definition of the same linkId, else joins the portal group. The
+   * questionnaire is replaced, never changed in place: `readState()` hands it to presenters, whose template
+   * compilation is memoised per object.
+   */
   private upsertPortalItem(item: QuestionnaireItemTemplate): void {
     const copy = deepCopy(item);
-    for (const group of this.s.questionnaire.groups) {
+    const questionnaire = deepCopy(this.s.questionnaire);
+    this.s.questionnaire = questionnaire;
+    for (const group of questionnaire.groups) {
       const index = group.items.findIndex((i) => i.linkId === item.linkId);
       if (index >= 0) {
         group.items[index] = copy;
         return;
       }
     }
-    let portal = this.s.questionnaire.groups.find((g) => g.id === PORTAL_GROUP_ID);
+    let portal = questionnaire.groups.find((g) => g.id === PORTAL_GROUP_ID);
     if (portal === undefined) {
       portal = { id: PORTAL_GROUP_ID, title: PORTAL_GROUP_TITLE, items: [] };
-      this.s.questionnaire.groups.push(portal);
+      questionnaire.groups.push(portal);
     }
     portal.items.push(copy);
   }
