@@ -310,7 +310,8 @@ async function startFloor(databaseUrl: string): Promise<{ target: Target; child:
 }
 
 const ms = (value: number): string => value.toFixed(1);
-const cpu = (pass: Pass): string => (Number.isNaN(pass.cpuMsPerRequest) ? 'n/a' : pass.cpuMsPerRequest.toFixed(2));
+const cpu = (pass: Pass): string =>
+  Number.isNaN(pass.cpuMsPerRequest) ? 'n/a' : pass.cpuMsPerRequest.toFixed(2);
 const ratio = (pass: Pass, floor: Pass | undefined): string =>
   floor ? (pass.requestsPerSecond / floor.requestsPerSecond).toFixed(2) : 'n/a';
 
@@ -381,7 +382,9 @@ async function main(): Promise<void> {
 
     let apiCreate: Pass | undefined;
     if (runs('create')) {
-      const floorCreate = floor ? await cannon(floor.target.baseUrl, [createRequest(floor.target)]) : undefined;
+      const floorCreate = floor
+        ? await cannon(floor.target.baseUrl, [createRequest(floor.target)])
+        : undefined;
       apiCreate = await cannon(apiUrl, [createRequest(api.target)]);
       rows.push(['create', apiCreate, floorCreate]);
     }
