@@ -9,10 +9,12 @@
  * Run with `pnpm --filter @prior-auth/api bench` (dependencies built) or `pnpm bench` at the root.
  * BENCH_DURATION_S (default 10) sets each pass's length; BENCH_SCALE=1 also compares retrieve with 1,000 and
  * with 1,000,000 authorizations in the table (slow: the rows are seeded with one INSERT … SELECT).
+ * BENCH_ONLY=create or BENCH_ONLY=retrieve runs that operation's passes alone (with BENCH_CPU_PROFILE_DIR, a
+ * profile of that operation alone).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, openSync, closeSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, openSync, closeSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,6 +30,9 @@ import autocannon, { type Request as CannonRequest } from 'autocannon';
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = 20;
 const SCALE = process.env.BENCH_SCALE === '1';
+const ONLY = process.env.BENCH_ONLY;
+const runs = (operation: 'create' | 'retrieve' | 'list' | 'patch'): boolean =>
+  ONLY === undefined || ONLY === operation;
 const REPOSITORY = resolve(__dirname, '../../..');
 const FLOOR = resolve(REPOSITORY, '../shared/perf/floor.mjs');
 const NPI = '1234567893';
@@ -51,6 +56,26 @@ interface Pass {
   errors: number;
   /** Status codes other than 2xx, with their counts (`409×3`). */
   refused: string;
+  /** CPU time the serving process spent per request (user + system), NaN where it cannot be read. */
+  cpuMsPerRequest: number;
+}
+
+/** The serving process of each target's origin, whose CPU time a pass reads. */
+const servers = new Map<string, number>();
+
+/**
+ * A process's CPU time so far (user + system, ms) from Linux's `/proc/<pid>/stat` (in clock ticks, 100 a
+ * second); NaN elsewhere. On a shared machine requests per second follow the load, CPU per request much less.
+ */
+function cpuMs(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
 }
 
 interface Target {
@@ -99,6 +124,8 @@ async function cannon(
   requests: CannonRequest[],
   options: { overallRate?: number; duration?: number } = {},
 ): Promise<Pass> {
+  const pid = servers.get(new URL(url).origin);
+  const cpuBefore = cpuMs(pid);
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -115,6 +142,7 @@ async function cannon(
       .filter(([status]) => !status.startsWith('2'))
       .map(([status, stats]) => `${status}×${stats.count ?? 0}`)
       .join(' '),
+    cpuMsPerRequest: (cpuMs(pid) - cpuBefore) / Math.max(1, result.requests.total),
   };
 }
 
@@ -227,6 +255,7 @@ async function startApi(
   closeSync(log);
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitFor(`${baseUrl}/health`, child);
+  if (child.pid !== undefined) servers.set(baseUrl, child.pid);
   return {
     child,
     target: {
@@ -267,6 +296,7 @@ async function startFloor(databaseUrl: string): Promise<{ target: Target; child:
   child.stdout!.resume();
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitFor(`${baseUrl}/v1/floor/none`, child);
+  if (child.pid !== undefined) servers.set(baseUrl, child.pid);
   return {
     child,
     target: {
@@ -280,6 +310,8 @@ async function startFloor(databaseUrl: string): Promise<{ target: Target; child:
 }
 
 const ms = (value: number): string => value.toFixed(1);
+const cpu = (pass: Pass): string =>
+  Number.isNaN(pass.cpuMsPerRequest) ? 'n/a' : pass.cpuMsPerRequest.toFixed(2);
 const ratio = (pass: Pass, floor: Pass | undefined): string =>
   floor ? (pass.requestsPerSecond / floor.requestsPerSecond).toFixed(2) : 'n/a';
 
@@ -348,53 +380,71 @@ async function main(): Promise<void> {
     await cannon(apiUrl, [createRequest(api.target)], { duration: 3 });
     if (floor) await cannon(floor.target.baseUrl, [createRequest(floor.target)], { duration: 3 });
 
-    const floorCreate = floor ? await cannon(floor.target.baseUrl, [createRequest(floor.target)]) : undefined;
-    const apiCreate = await cannon(apiUrl, [createRequest(api.target)]);
-    rows.push(['create', apiCreate, floorCreate]);
+    let apiCreate: Pass | undefined;
+    if (runs('create')) {
+      const floorCreate = floor
+        ? await cannon(floor.target.baseUrl, [createRequest(floor.target)])
+        : undefined;
+      apiCreate = await cannon(apiUrl, [createRequest(api.target)]);
+      rows.push(['create', apiCreate, floorCreate]);
+    }
 
     const apiIds = await seed(api.target, 200);
-    const floorIds = floor ? await seed(floor.target, 200) : [];
-    const floorRetrieve = floor
-      ? await cannon(floor.target.baseUrl, [retrieveRequest(floor.target, floorIds)])
-      : undefined;
-    const apiRetrieve = await cannon(apiUrl, [retrieveRequest(api.target, apiIds)]);
-    rows.push(['retrieve', apiRetrieve, floorRetrieve]);
+    let apiRetrieve: Pass | undefined;
+    if (runs('retrieve')) {
+      const floorIds = floor ? await seed(floor.target, 200) : [];
+      const floorRetrieve = floor
+        ? await cannon(floor.target.baseUrl, [retrieveRequest(floor.target, floorIds)])
+        : undefined;
+      apiRetrieve = await cannon(apiUrl, [retrieveRequest(api.target, apiIds)]);
+      rows.push(['retrieve', apiRetrieve, floorRetrieve]);
+    }
 
-    rows.push([
-      'list (limit=25)',
-      await cannon(`${apiUrl}/v1/prior-auth/authorizations?limit=25`, [
-        { method: 'GET', headers: api.target.headers },
-      ]),
-      undefined,
-    ]);
-    rows.push(['patch answers', await cannon(apiUrl, [patchRequest(api.target, apiIds)]), undefined]);
+    if (runs('list')) {
+      rows.push([
+        'list (limit=25)',
+        await cannon(`${apiUrl}/v1/prior-auth/authorizations?limit=25`, [
+          { method: 'GET', headers: api.target.headers },
+        ]),
+        undefined,
+      ]);
+    }
+    if (runs('patch')) {
+      rows.push(['patch answers', await cannon(apiUrl, [patchRequest(api.target, apiIds)]), undefined]);
+    }
 
     // Latency below saturation: half of the maximum rate each operation reached above.
-    const halfCreate = Math.max(1, Math.round(apiCreate.requestsPerSecond / 2));
-    const halfRetrieve = Math.max(1, Math.round(apiRetrieve.requestsPerSecond / 2));
-    rows.push([
-      `create at ${halfCreate}/s`,
-      await cannon(apiUrl, [createRequest(api.target)], { overallRate: halfCreate }),
-      undefined,
-    ]);
-    rows.push([
-      `retrieve at ${halfRetrieve}/s`,
-      await cannon(apiUrl, [retrieveRequest(api.target, apiIds)], { overallRate: halfRetrieve }),
-      undefined,
-    ]);
+    if (apiCreate) {
+      const halfCreate = Math.max(1, Math.round(apiCreate.requestsPerSecond / 2));
+      rows.push([
+        `create at ${halfCreate}/s`,
+        await cannon(apiUrl, [createRequest(api.target)], { overallRate: halfCreate }),
+        undefined,
+      ]);
+    }
+    if (apiRetrieve) {
+      const halfRetrieve = Math.max(1, Math.round(apiRetrieve.requestsPerSecond / 2));
+      rows.push([
+        `retrieve at ${halfRetrieve}/s`,
+        await cannon(apiUrl, [retrieveRequest(api.target, apiIds)], { overallRate: halfRetrieve }),
+        undefined,
+      ]);
+    }
 
     console.log(
       `\nAPI vs floor: ${CONNECTIONS} connections, ${DURATION_S} s per pass` +
         (floor ? '' : ' (no floor: ratios not measured)') +
         '\n',
     );
-    console.log('| operation | req/s | p50 ms | p99 ms | errors | floor req/s | ratio |');
-    console.log('|---|--:|--:|--:|--:|--:|--:|');
+    console.log(
+      '| operation | req/s | p50 ms | p99 ms | errors | CPU ms/req | floor req/s | floor CPU ms/req | ratio |',
+    );
+    console.log('|---|--:|--:|--:|--:|--:|--:|--:|--:|');
     for (const [name, pass, reference] of rows) {
       console.log(
-        `| ${name} | ${pass.requestsPerSecond.toFixed(0)} | ${ms(pass.p50)} | ${ms(pass.p99)} | ${pass.errors}${pass.refused ? ` (${pass.refused})` : ''} | ${
+        `| ${name} | ${pass.requestsPerSecond.toFixed(0)} | ${ms(pass.p50)} | ${ms(pass.p99)} | ${pass.errors}${pass.refused ? ` (${pass.refused})` : ''} | ${cpu(pass)} | ${
           reference ? reference.requestsPerSecond.toFixed(0) : ''
-        } | ${reference ? ratio(pass, reference) : ''} |`,
+        } | ${reference ? cpu(reference) : ''} | ${reference ? ratio(pass, reference) : ''} |`,
       );
     }
     if (SCALE) {

@@ -1,14 +1,29 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * Random bytes drawn from one buffer refilled from the CSPRNG when used up (as `crypto.randomUUID` does), not
+ * a new buffer per id: every request makes ids, and a call into the CSPRNG per id showed in profiles
+ * (docs/performance.md). Each byte is handed out once.
+ */
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+
+const randomByte = (): number => {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++]!;
+};
 
 /** Random base62 text; rejection sampling keeps every character equally likely. */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
-    }
+    const byte = randomByte();
+    if (byte < 248) out += ALPHABET[byte % 62];
   }
   return out;
 }

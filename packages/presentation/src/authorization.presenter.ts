@@ -131,7 +131,7 @@ export const presentRequirements = (requirements: Requirements) => ({
 });
 
 export function presentAuthorization(authorization: Authorization) {
-  const s = authorization.toState();
+  const s = authorization.readState();
   return {
     id: s.id,
     version: s.version,

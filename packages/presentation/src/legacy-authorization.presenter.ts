@@ -51,7 +51,7 @@ export const presentLegacyQuestionnaire = (
   }));
 
 export function presentLegacyAuthorization(authorization: Authorization) {
-  const s = authorization.toState();
+  const s = authorization.readState();
   const receipt = s.submission.payerReceipt;
   return {
     id: s.id,

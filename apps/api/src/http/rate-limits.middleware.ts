@@ -5,6 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { BurstyRateLimiter, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { DataSource } from 'typeorm';
 import { HttpError } from './http-error';
+import { LeasedRateLimiter } from './leased-rate-limiter';
 import { requestContext } from './request-context';
 
 /** The shared counters (migration 1763757000000): every API process on the database counts in the same rows. */
@@ -12,6 +13,12 @@ const TABLE = 'api_rate_limits';
 /** The burst allowance above the per-second rate refills once per this many seconds (decision 0035). */
 export const BURST_REFILL_SECONDS = 10;
 const BLOCKED_ADDRESSES = 10_000;
+/**
+ * A process leases a twentieth of a key's per-second budget from the shared counter at a time (decision 0035):
+ * one round trip per 5 requests at the default budget, and at most 4 points per process and second left
+ * unspent. A budget under 20 leases one point at a time, which is a round trip per request as before.
+ */
+export const LEASE_FRACTION = 20;
 
 export interface RateLimitSettings {
   /** Requests per second per API key; 0 turns the per-key budget off. */
@@ -34,12 +41,13 @@ const tooManyRequests = (message: string, retryAfterMs: number, headers: Record<
 /**
  * Decision 24 of the spec's binding decisions and decision 0035: each API key's budget, and a limit on requests
  * refused for want of a valid key per client address, counted in PostgreSQL by `rate-limiter-flexible` so the
- * limits hold across API processes. The only state a process keeps is which addresses it saw go over their
- * limit (until their window ends), so a refused address costs no database round trip; another process learns
- * it on that address's next failure there.
+ * limits hold across API processes. A process keeps the part of a key's window it leased from the shared
+ * counter (`LeasedRateLimiter`), so most requests cost no round trip, and which addresses it saw go over their
+ * limit (until their window ends), so a refused address costs none either; another process learns it on that
+ * address's next failure there.
  */
 export class ApiRateLimits {
-  private readonly keyLimiter: BurstyRateLimiter | RateLimiterPostgres | null;
+  private readonly keyLimiter: LeasedRateLimiter | null;
   private readonly addressLimiter: RateLimiterPostgres;
   private readonly blockedUntil = new LRUCache<string, number>({ max: BLOCKED_ADDRESSES });
 
@@ -57,7 +65,7 @@ export class ApiRateLimits {
         duration: 1,
       });
       const extra = settings.burst - settings.perSecond;
-      this.keyLimiter =
+      const perRequest =
         extra > 0
           ? new BurstyRateLimiter(
               perSecond,
@@ -69,6 +77,11 @@ export class ApiRateLimits {
               }),
             )
           : perSecond;
+      this.keyLimiter = new LeasedRateLimiter(
+        perSecond,
+        Math.max(1, Math.floor(settings.perSecond / LEASE_FRACTION)),
+        (key) => perRequest.consume(key),
+      );
     } else {
       this.keyLimiter = null;
     }

@@ -401,6 +401,24 @@ describe('pipeline', () => {
     expect(auth.nextAction?.type).toBe('advance_case');
   });
 
+  it('replaces the questionnaire readState() handed out instead of changing it when the portal adds a question', () => {
+    const { auth, ctx } = authorizationIn('processing');
+    const before = auth.readState().questionnaire;
+    const beforeText = JSON.stringify(before);
+    auth.revealPortalRequirements(
+      {
+        items: [
+          { linkId: 'portal.referrer', text: 'Referring physician', required: true, answerType: 'string' },
+        ],
+      },
+      ctx,
+    );
+    // A presenter's compilation memoised for the old object can never answer for the new questionnaire.
+    expect(JSON.stringify(before)).toBe(beforeText);
+    expect(auth.readState().questionnaire).not.toBe(before);
+    expect(auth.readState().questionnaire.groups.some((g) => g.id === PORTAL_GROUP_ID)).toBe(true);
+  });
+
   it('portal issues block until the next customer edit', () => {
     const { auth, ctx } = authorizationIn('processing');
     const issue = {

@@ -137,14 +137,30 @@ export class Authorization {
 
   /** Loads a stored state; the copy keeps the caller's object and the aggregate independent. */
   static rehydrate(state: AuthorizationState): Authorization {
-    const copy = deepCopy(state);
+    return Authorization.rehydrateOwned(deepCopy(state));
+  }
+
+  /**
+   * Loads a state built for this aggregate alone (a repository's mapper builds one per row read) and never
+   * touched by the caller again: the aggregate takes it over without the copy `rehydrate` makes, which
+   * was the largest item of a read's own work (docs/performance.md).
+   */
+  static rehydrateOwned(state: AuthorizationState): Authorization {
     // Rows written before portal issues existed have no such column.
-    copy.portalIssues = copy.portalIssues ?? [];
-    return new Authorization(copy, state.version);
+    state.portalIssues = state.portalIssues ?? [];
+    return new Authorization(state, state.version);
   }
 
   toState(): AuthorizationState {
     return deepCopy(this.s);
+  }
+
+  /**
+   * The state itself, not a copy, for code that reads it only to build something new at once (presenters,
+   * row mappers): such code must neither change it nor keep it. `toState()` is for anything else.
+   */
+  readState(): Readonly<AuthorizationState> {
+    return this.s;
   }
 
   get id(): string {
@@ -851,20 +867,26 @@ export class Authorization {
     return canonicalJson(snapshot.covers) === canonicalJson(this.currentCovers());
   }
 
-  /** A revealed item replaces an existing definition of the same linkId, else joins the portal group. */
+  /**
+   * A revealed item replaces an existing definition of the same linkId, else joins the portal group. The
+   * questionnaire is replaced, never changed in place: `readState()` hands it to presenters, whose template
+   * compilation is memoised per object.
+   */
   private upsertPortalItem(item: QuestionnaireItemTemplate): void {
     const copy = deepCopy(item);
-    for (const group of this.s.questionnaire.groups) {
+    const questionnaire = deepCopy(this.s.questionnaire);
+    this.s.questionnaire = questionnaire;
+    for (const group of questionnaire.groups) {
       const index = group.items.findIndex((i) => i.linkId === item.linkId);
       if (index >= 0) {
         group.items[index] = copy;
         return;
       }
     }
-    let portal = this.s.questionnaire.groups.find((g) => g.id === PORTAL_GROUP_ID);
+    let portal = questionnaire.groups.find((g) => g.id === PORTAL_GROUP_ID);
     if (portal === undefined) {
       portal = { id: PORTAL_GROUP_ID, title: PORTAL_GROUP_TITLE, items: [] };
-      this.s.questionnaire.groups.push(portal);
+      questionnaire.groups.push(portal);
     }
     portal.items.push(copy);
   }

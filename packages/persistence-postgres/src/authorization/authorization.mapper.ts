@@ -86,7 +86,10 @@ const toReviewSnapshot = (row: ReviewSnapshotRow): ReviewSnapshot => ({
   nextActionId: row.next_action_id,
 });
 
-/** Rows → state → aggregate; `rehydrate` is the only way back in, so its invariants and copies apply. */
+/**
+ * Rows → state → aggregate. The state is built here from rows read for this call alone, so the aggregate
+ * takes it over without a copy (`rehydrateOwned`).
+ */
 export function toAuthorization(rows: AuthorizationRows): Authorization {
   const row = rows.authorization;
   if (rows.reviewSnapshot !== null && rows.reviewSnapshot.id !== row.review_snapshot_id) {
@@ -132,7 +135,7 @@ export function toAuthorization(rows: AuthorizationRows): Authorization {
     completedAt: row.completed_at,
     canceledAt: row.canceled_at,
   };
-  return Authorization.rehydrate(state);
+  return Authorization.rehydrateOwned(state);
 }
 
 /**

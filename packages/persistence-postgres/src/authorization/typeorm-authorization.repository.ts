@@ -154,7 +154,7 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
 
   async save(authorization: Authorization): Promise<void> {
     assertSameTenant(this.scope, authorization, 'authorization');
-    const rows = toAuthorizationRows(authorization.toState());
+    const rows = toAuthorizationRows(authorization.readState());
     const expected = authorization.persistedVersion;
     if (expected === null) {
       const insert = insertStatement(

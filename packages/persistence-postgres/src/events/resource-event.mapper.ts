@@ -38,14 +38,18 @@ export function decodeSnapshot(value: unknown): unknown {
   return value;
 }
 
-export const toResourceEventRow = (event: ResourceEvent): Omit<ResourceEventRow, 'sequence'> => ({
+/** `snapshot`: the event's snapshot already encoded, when the caller encoded it once for several events. */
+export const toResourceEventRow = (
+  event: ResourceEvent,
+  snapshot: unknown = encodeSnapshot(event.snapshot),
+): Omit<ResourceEventRow, 'sequence'> => ({
   id: event.id,
   organization_id: event.organizationId,
   environment: event.environment,
   type: event.type,
   authorization_id: event.authorizationId,
   created_at: event.createdAt,
-  snapshot: encodeSnapshot(event.snapshot),
+  snapshot,
 });
 
 export const toResourceEvent = (row: ResourceEventRow): ResourceEvent => ({

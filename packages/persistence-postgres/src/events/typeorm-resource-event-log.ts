@@ -10,7 +10,7 @@ import { assertPageLimit, type CursorBinding, type KeysetCursors } from '../pagi
 import { insertStatement, rowTable, runSql, type SqlStatement } from '../unit-of-work/sql';
 import { assertSameTenant, tenantParameters } from '../unit-of-work/tenant-bound';
 import { ResourceEventEntity, type ResourceEventRow } from './resource-event.entity';
-import { toResourceEvent, toResourceEventRow } from './resource-event.mapper';
+import { encodeSnapshot, toResourceEvent, toResourceEventRow } from './resource-event.mapper';
 
 const EVENTS = rowTable(ResourceEventEntity);
 
@@ -35,13 +35,16 @@ export class TypeOrmResourceEventLog implements ResourceEventLog {
 
   async append(events: ResourceEvent[]): Promise<void> {
     if (events.length === 0) return;
+    // The events of one save share one snapshot (a new case's are two): encoded once for all of them.
+    const encoded = new Map<ResourceEvent['snapshot'], unknown>();
     const rows = events.map((event) => {
       assertSameTenant(
         this.scope,
         { id: event.id, organizationId: event.organizationId, environment: event.environment },
         'event',
       );
-      return toResourceEventRow(event);
+      if (!encoded.has(event.snapshot)) encoded.set(event.snapshot, encodeSnapshot(event.snapshot));
+      return toResourceEventRow(event, encoded.get(event.snapshot));
     });
     await this.write(events, insertStatement(EVENTS, rows as ResourceEventRow[]));
   }
