@@ -185,11 +185,14 @@ export function apiModule(options: ApiModuleOptions): ContainerModule {
       .inSingletonScope();
     bind(CachedProviderRegistry)
       .toDynamicValue(
-        (context) => new CachedProviderRegistry(context.get<TypeOrmProviderRegistry>(TOKENS.ProviderRegistry)),
+        (context) =>
+          new CachedProviderRegistry(context.get<TypeOrmProviderRegistry>(TOKENS.ProviderRegistry)),
       )
       .inSingletonScope();
     bind(CachedPayerCatalog)
-      .toDynamicValue((context) => new CachedPayerCatalog(context.get<TypeOrmPayerCatalog>(TOKENS.PayerCatalog)))
+      .toDynamicValue(
+        (context) => new CachedPayerCatalog(context.get<TypeOrmPayerCatalog>(TOKENS.PayerCatalog)),
+      )
       .inSingletonScope();
     // Commands: their transactions, idempotency records (the shared module's), and the use cases on their ports.
     bind(TOKENS.Transactions)

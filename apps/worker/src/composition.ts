@@ -104,7 +104,10 @@ export interface WorkerCompositionOptions {
    * beside the uploaded documents the portal reads.
    */
   blobStore: BlobStore;
-  /** Only signs list cursors, which the worker never hands out; a random one is fine when absent. */
+  /**
+   * Signs list cursors (never handed out by the worker) and the default grants' and sessions' links, and opens
+   * webhook secrets; a random one is fine for a worker that sends no webhooks.
+   */
   signingSecret?: string;
   /** Schedules the idempotency purge (PURGE_CRON); tests that do not purge leave it off. */
   purge?: boolean;
@@ -129,7 +132,6 @@ export function createWorkerContainer(options: WorkerCompositionOptions): Contai
     sharedAdaptersModule({
       dataSource: options.dataSource,
       jobBoss: options.boss,
-      // Only signs list cursors, which the worker never hands out, and grant links when `grants` is absent.
       signingSecret: options.signingSecret ?? randomBytes(32).toString('hex'),
       blobStore: options.blobStore,
       defaultActor: 'worker',

@@ -2,12 +2,14 @@ import {
   EndAbandonedLiveSessionsUseCase,
   type BlobStore,
   type Clock,
+  type HostResolver,
   type IdGenerator,
   type LiveSessionFrames,
   type LiveSessionInputs,
   type RuntimeSessionLedger,
   type RuntimeSessions,
   type UnitOfWork,
+  type WebhookSecretVault,
 } from '@prior-auth/domain';
 import { ADAPTER_TOKENS, type HandoffSessionsOn } from '@prior-auth/composition';
 import {
@@ -18,7 +20,6 @@ import {
   type JobBoss,
   type PostgresIdempotencyStore,
 } from '@prior-auth/persistence-postgres';
-import type { WebhookSecretVault, HostResolver } from '@prior-auth/domain';
 import { ContainerModule } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { createGiveUpRouter, createJobHandlers, type JobHandlers } from './job-handlers';
@@ -113,7 +114,11 @@ export function workerModule(options: WorkerCompositionOptions): ContainerModule
           });
           // Events past their retention (docs/decisions/0031-events-and-webhooks.md), on the same schedule.
           const events = new PostgresEventRetention(context.get<DataSource>(ADAPTER_TOKENS.DataSource));
-          tasks.push({ queue: PURGE_EVENTS_QUEUE, cron: PURGE_CRON, run: () => events.purgeExpired(clock.now()) });
+          tasks.push({
+            queue: PURGE_EVENTS_QUEUE,
+            cron: PURGE_CRON,
+            run: () => events.purgeExpired(clock.now()),
+          });
         }
         const sweep = context.get<EndAbandonedLiveSessionsUseCase>(WORKER_TOKENS.EndAbandonedLiveSessions);
         tasks.push({

@@ -20,7 +20,12 @@ import {
   TypeOrmUnitOfWork,
   type JobBoss,
 } from '@prior-auth/persistence-postgres';
-import { AesGcmWebhookSecretVault, DnsHostResolver, RandomIdGenerator, TokenSigner } from '@prior-auth/platform';
+import {
+  AesGcmWebhookSecretVault,
+  DnsHostResolver,
+  RandomIdGenerator,
+  TokenSigner,
+} from '@prior-auth/platform';
 import { ContainerModule } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { ADAPTER_TOKENS as T } from './adapter.tokens';
