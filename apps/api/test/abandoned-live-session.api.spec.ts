@@ -106,10 +106,12 @@ it('ends the live session of a killed owner once its beats stopped; its grant th
   const inputs = new PostgresLiveSessionInputs(t.dataSource);
   await inputs.send(sessionId, { kind: 'text', text: 'customer password' });
   const pending = async () =>
-    ((await t.dataSource.query(
-      'SELECT count(*)::int AS n FROM runtime_session_inputs WHERE session_id = $1',
-      [sessionId],
-    )) as Array<{ n: number }>)[0]!.n;
+    (
+      (await t.dataSource.query(
+        'SELECT count(*)::int AS n FROM runtime_session_inputs WHERE session_id = $1',
+        [sessionId],
+      )) as Array<{ n: number }>
+    )[0]!.n;
   expect(await pending()).toBe(1);
 
   // The sweep as the worker composes it (apps/worker/src/composition.ts).

@@ -1,9 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  SANDBOX_PAYER_DEMO_ACCOUNT,
-  ScreencastLiveSessions,
-  totpCode,
-} from '@prior-auth/payer-portal';
+import { SANDBOX_PAYER_DEMO_ACCOUNT, ScreencastLiveSessions, totpCode } from '@prior-auth/payer-portal';
 import {
   PostgresLiveSessionFrames,
   PostgresLiveSessionInputs,
@@ -77,9 +73,13 @@ async function typeThroughView(view: Page, portalPage: Page, selector: string, t
     y: ((box.y + box.height / 2) / viewport.height) * screen.height,
   };
   await view.locator('#screen').click({ position: at });
-  await portalPage.waitForFunction(`document.activeElement?.matches(${JSON.stringify(selector)})`, undefined, {
-    timeout: 30_000,
-  });
+  await portalPage.waitForFunction(
+    `document.activeElement?.matches(${JSON.stringify(selector)})`,
+    undefined,
+    {
+      timeout: 30_000,
+    },
+  );
   await view.locator('#screen').press(text[0]!);
   await view.keyboard.type(text.slice(1));
   await portalPage.waitForFunction(

@@ -48,9 +48,7 @@ export interface SettledJob {
 /** Cluster-wide periodic work: a pg-boss schedule, so one worker of the cluster runs each occurrence. */
 export interface ScheduledTask {
   queue:
-    | typeof PURGE_IDEMPOTENCY_QUEUE
-    | typeof PURGE_EVENTS_QUEUE
-    | typeof END_ABANDONED_LIVE_SESSIONS_QUEUE;
+    typeof PURGE_IDEMPOTENCY_QUEUE | typeof PURGE_EVENTS_QUEUE | typeof END_ABANDONED_LIVE_SESSIONS_QUEUE;
   /** Cron expression (UTC). */
   cron: string;
   run(now: Date): Promise<unknown>;

@@ -275,7 +275,8 @@ export class AuthorizationController {
         params: { authorizationId },
         body: () => assertEmptyBody(req.body),
       },
-      (useCases, _body, expectedVersion) => useCases.cancel.execute(scope, { authorizationId, expectedVersion }),
+      (useCases, _body, expectedVersion) =>
+        useCases.cancel.execute(scope, { authorizationId, expectedVersion }),
     );
   }
 
@@ -291,17 +292,12 @@ export class AuthorizationController {
   ): Promise<void> {
     const scopedRead = () =>
       this.useCases.get.execute(scopeOf(req), { authorizationId: route.params.authorizationId });
-    await runCommand(
-      this.commands,
-      req,
-      res,
-      { ...route, scopedRead },
-      async (body, expectedVersion, tx) =>
-        authorizationResult(
-          req,
-          200,
-          await work(this.useCases.within(tx), body, requiredVersion(expectedVersion)),
-        ),
+    await runCommand(this.commands, req, res, { ...route, scopedRead }, async (body, expectedVersion, tx) =>
+      authorizationResult(
+        req,
+        200,
+        await work(this.useCases.within(tx), body, requiredVersion(expectedVersion)),
+      ),
     );
   }
 }

@@ -65,10 +65,13 @@ describe('EndAbandonedLiveSessionsUseCase', () => {
   it.each([
     [5_000, 4_999, []],
     [5_000, 5_001, ['rs_1']],
-  ])('with abandonedAfterMs %i, a session last beating %i ms ago is ended: %j', async (after, ago, expected) => {
-    const { ledger } = ledgerWith('auth_1', { rs_1: new Date(h.clock.now().getTime() - ago) });
-    expect(await sweepOf(ledger, after).sweep.execute()).toEqual(expected);
-  });
+  ])(
+    'with abandonedAfterMs %i, a session last beating %i ms ago is ended: %j',
+    async (after, ago, expected) => {
+      const { ledger } = ledgerWith('auth_1', { rs_1: new Date(h.clock.now().getTime() - ago) });
+      expect(await sweepOf(ledger, after).sweep.execute()).toEqual(expected);
+    },
+  );
 
   it('closes the active manual handoff working on an abandoned session as interaction lost', async () => {
     const authorization = await h.authorizationIn('requires_action');

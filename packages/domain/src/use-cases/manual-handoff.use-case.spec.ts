@@ -254,7 +254,10 @@ describe('CompleteManualHandoffUseCase and ReconcileManualHandoffUseCase', () =>
     'before the final boundary (%s): settles without asking the payer and resumes the pipeline',
     async (code) => {
       const processing = await h.authorizationIn('processing', 'requires_confirmation');
-      h.payerPortal.fail('discover', new PayerPortalError(code, 'Sign in at the portal.', { transient: false }));
+      h.payerPortal.fail(
+        'discover',
+        new PayerPortalError(code, 'Sign in at the portal.', { transient: false }),
+      );
       expect(
         await new ProcessAuthorizationUseCase(h.deps).execute(SCOPE, { authorizationId: processing.id }),
       ).toBe('manual_interaction_required');

@@ -116,7 +116,8 @@ export class ReconcileManualHandoffUseCase {
       if (handoff?.reconciliation?.state !== 'pending' || authorization === null) return 'skipped';
       handoff.finishReconciliation(false, this.deps.clock.now());
       await saveManualHandoff(tx, this.deps.ids, handoff);
-      if (authorization.status !== 'processing' || handoff.result !== 'completed_reported') return 'not_found';
+      if (authorization.status !== 'processing' || handoff.result !== 'completed_reported')
+        return 'not_found';
       await tx.jobs.enqueue({ type: WORKER_JOB_TYPES.process, authorizationId: authorization.id });
       return 'pipeline_resumed';
     });

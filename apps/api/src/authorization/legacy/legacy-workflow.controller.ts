@@ -96,7 +96,11 @@ export class LegacyWorkflowController {
     req: Request,
     res: Response,
     route: Omit<CommandRoute<B>, 'scopedRead'> & { params: { authorizationId: string } },
-    work: (useCases: LegacyWorkflowUseCases, body: B, expectedVersion: number | null) => Promise<Authorization>,
+    work: (
+      useCases: LegacyWorkflowUseCases,
+      body: B,
+      expectedVersion: number | null,
+    ) => Promise<Authorization>,
   ): Promise<void> {
     const scopedRead = () =>
       this.useCases.get.execute(scopeOf(req), { authorizationId: route.params.authorizationId });
@@ -106,18 +110,16 @@ export class LegacyWorkflowController {
       // Rendered on first need after answers or attachments changed (decision 0032). The change is already
       // committed: a preview that cannot be rendered now is answered as null (the next read renders it)
       // rather than failing a command that succeeded.
-      const preview = await useCases.preview
-        .execute(scopeOf(req), authorization)
-        .catch((error: unknown) => {
-          this.logger.warn(
-            {
-              authorizationId: authorization.id,
-              error: error instanceof Error ? error.message : String(error),
-            },
-            'submission preview not rendered',
-          );
-          return null;
-        });
+      const preview = await useCases.preview.execute(scopeOf(req), authorization).catch((error: unknown) => {
+        this.logger.warn(
+          {
+            authorizationId: authorization.id,
+            error: error instanceof Error ? error.message : String(error),
+          },
+          'submission preview not rendered',
+        );
+        return null;
+      });
       return {
         status: 200,
         headers: { ETag: etagOf(authorization), [API_VERSION_HEADER]: apiVersionOf(req) },
