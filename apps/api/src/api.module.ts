@@ -1,5 +1,5 @@
 import type { BlobStorage } from '@prior-auth/blob-storage';
-import type { GrantsOn, HandoffSessionsOn } from '@prior-auth/composition';
+import { bindOnDataSource, type GrantsOn, type HandoffSessionsOn } from '@prior-auth/composition';
 import {
   AttachFileUseCase,
   CancelAuthorizationUseCase,
@@ -170,19 +170,19 @@ export function apiModule(options: ApiModuleOptions): ContainerModule {
           ),
       )
       .inSingletonScope();
-    bind(TOKENS.ReadAudit)
-      .toDynamicValue((context) => new ReadAuditRecorder(dataSourceOf(context), options.logger))
-      .inSingletonScope();
-    bind<OrganizationDirectory>(TOKENS.OrganizationDirectory)
-      .toDynamicValue((context) => new TypeOrmOrganizationDirectory(dataSourceOf(context)))
-      .inSingletonScope();
+    bindOnDataSource(
+      bind,
+      TOKENS.ReadAudit,
+      (dataSource) => new ReadAuditRecorder(dataSource, options.logger),
+    );
+    bindOnDataSource<OrganizationDirectory>(
+      bind,
+      TOKENS.OrganizationDirectory,
+      (dataSource) => new TypeOrmOrganizationDirectory(dataSource),
+    );
     // Not cached: a portal connection or credentials set or removed with the admin CLI applies at once.
-    bind(TOKENS.PortalAccess)
-      .toDynamicValue((context) => new TypeOrmPortalAccess(dataSourceOf(context)))
-      .inSingletonScope();
-    bind(TOKENS.ProviderRegistry)
-      .toDynamicValue((context) => new TypeOrmProviderRegistry(dataSourceOf(context)))
-      .inSingletonScope();
+    bindOnDataSource(bind, TOKENS.PortalAccess, (dataSource) => new TypeOrmPortalAccess(dataSource));
+    bindOnDataSource(bind, TOKENS.ProviderRegistry, (dataSource) => new TypeOrmProviderRegistry(dataSource));
     bind(CachedProviderRegistry)
       .toDynamicValue(
         (context) =>
@@ -195,9 +195,7 @@ export function apiModule(options: ApiModuleOptions): ContainerModule {
       )
       .inSingletonScope();
     // Commands: their transactions, idempotency records (the shared module's), and the use cases on their ports.
-    bind(TOKENS.Transactions)
-      .toDynamicValue((context) => new TypeOrmTransactions(dataSourceOf(context)))
-      .inSingletonScope();
+    bindOnDataSource(bind, TOKENS.Transactions, (dataSource) => new TypeOrmTransactions(dataSource));
     bind<PortsOn>(TOKENS.PortsOn).toDynamicValue(portsOnFrom).inSingletonScope();
     // Retrieve and list outside a command: no transaction, one statement each (docs/performance.md).
     bind<Ports>(TOKENS.PoolReads)
@@ -253,76 +251,63 @@ export function apiModule(options: ApiModuleOptions): ContainerModule {
     bind(PdfSubmissionPreviewRenderer)
       .toDynamicValue(() => new PdfSubmissionPreviewRenderer())
       .inSingletonScope();
-    bind(TOKENS.AuthorizationUseCases)
-      .toDynamicValue((context) => {
-        const portsOn = context.get<PortsOn>(TOKENS.PortsOn);
-        const poolReads = context.get<Ports>(TOKENS.PoolReads);
-        return transactionBound<AuthorizationUseCases>((tx) => {
-          const ports = portsOn(tx);
-          const reads = tx ? ports : poolReads;
-          return {
-            create: new CreateAuthorizationUseCase(ports),
-            get: new GetAuthorizationUseCase(reads),
-            list: new ListAuthorizationsUseCase(reads),
-            patchAnswers: new PatchAnswersUseCase(ports),
-            attachFile: new AttachFileUseCase(ports),
-            detachAttachment: new DetachAttachmentUseCase(ports),
-            confirm: new ConfirmAuthorizationUseCase(ports),
-            cancel: new CancelAuthorizationUseCase(ports),
-          };
-        });
-      })
-      .inSingletonScope();
-    bind(TOKENS.LegacyWorkflowUseCases)
-      .toDynamicValue((context) => {
-        const portsOn = context.get<PortsOn>(TOKENS.PortsOn);
-        const poolReads = context.get<Ports>(TOKENS.PoolReads);
-        const renderer = context.get(PdfSubmissionPreviewRenderer);
-        return transactionBound<LegacyWorkflowUseCases>((tx) => {
-          const ports = portsOn(tx);
-          return {
-            get: new GetAuthorizationUseCase(tx ? ports : poolReads),
-            patchAnswers: new PatchAnswersUseCase(ports),
-            resolveAction: new ResolvePayerRequestUseCase(ports),
-            preview: new EnsureSubmissionPreviewUseCase({ ...ports, renderer }),
-          };
-        });
-      })
-      .inSingletonScope();
-    bind(TOKENS.ManualHandoffUseCases)
-      .toDynamicValue((context) => {
-        const portsOn = context.get<PortsOn>(TOKENS.PortsOn);
-        return transactionBound<ManualHandoffUseCases>((tx) => {
-          const ports = portsOn(tx);
-          return {
-            getAuthorization: new GetAuthorizationUseCase(ports),
-            create: new CreateManualHandoffUseCase(ports),
-            get: new GetManualHandoffUseCase(ports),
-            list: new ListManualHandoffsUseCase(ports),
-            complete: new CompleteManualHandoffUseCase(ports),
-            unableToComplete: new UnableToCompleteManualHandoffUseCase(ports),
-            revoke: new RevokeManualHandoffUseCase(ports),
-            createAccessGrant: new CreateManualHandoffAccessGrantUseCase(ports),
-            getLiveSession: new GetLiveSessionUseCase(ports),
-            createLiveSessionGrant: new CreateLiveSessionGrantUseCase(ports),
-          };
-        });
-      })
-      .inSingletonScope();
-    bind(TOKENS.FileUseCases)
-      .toDynamicValue((context) => {
-        const portsOn = context.get<PortsOn>(TOKENS.PortsOn);
-        return transactionBound<FileUseCases>((tx) => {
-          const ports = portsOn(tx);
-          return {
-            create: new CreateFileUseCase(ports),
-            complete: new CompleteFileUseCase(ports),
-            get: new GetFileUseCase(ports),
-            list: new ListFilesUseCase(ports),
-          };
-        });
-      })
-      .inSingletonScope();
+    /** A transaction-bound use case set: its use cases on the pool's ports, and `within(tx)` on tx's. */
+    const bindUseCases = <U extends object>(
+      id: symbol,
+      build: (context: ResolutionContext) => (ports: Ports, tx?: PostgresTransaction) => U,
+    ) => {
+      bind(id)
+        .toDynamicValue((context) => {
+          const portsOn = context.get<PortsOn>(TOKENS.PortsOn);
+          const useCasesOn = build(context);
+          return transactionBound<U>((tx) => useCasesOn(portsOn(tx), tx));
+        })
+        .inSingletonScope();
+    };
+    bindUseCases<AuthorizationUseCases>(TOKENS.AuthorizationUseCases, (context) => {
+      const poolReads = context.get<Ports>(TOKENS.PoolReads);
+      return (ports, tx) => {
+        const reads = tx ? ports : poolReads;
+        return {
+          create: new CreateAuthorizationUseCase(ports),
+          get: new GetAuthorizationUseCase(reads),
+          list: new ListAuthorizationsUseCase(reads),
+          patchAnswers: new PatchAnswersUseCase(ports),
+          attachFile: new AttachFileUseCase(ports),
+          detachAttachment: new DetachAttachmentUseCase(ports),
+          confirm: new ConfirmAuthorizationUseCase(ports),
+          cancel: new CancelAuthorizationUseCase(ports),
+        };
+      };
+    });
+    bindUseCases<LegacyWorkflowUseCases>(TOKENS.LegacyWorkflowUseCases, (context) => {
+      const poolReads = context.get<Ports>(TOKENS.PoolReads);
+      const renderer = context.get(PdfSubmissionPreviewRenderer);
+      return (ports, tx) => ({
+        get: new GetAuthorizationUseCase(tx ? ports : poolReads),
+        patchAnswers: new PatchAnswersUseCase(ports),
+        resolveAction: new ResolvePayerRequestUseCase(ports),
+        preview: new EnsureSubmissionPreviewUseCase({ ...ports, renderer }),
+      });
+    });
+    bindUseCases<ManualHandoffUseCases>(TOKENS.ManualHandoffUseCases, () => (ports) => ({
+      getAuthorization: new GetAuthorizationUseCase(ports),
+      create: new CreateManualHandoffUseCase(ports),
+      get: new GetManualHandoffUseCase(ports),
+      list: new ListManualHandoffsUseCase(ports),
+      complete: new CompleteManualHandoffUseCase(ports),
+      unableToComplete: new UnableToCompleteManualHandoffUseCase(ports),
+      revoke: new RevokeManualHandoffUseCase(ports),
+      createAccessGrant: new CreateManualHandoffAccessGrantUseCase(ports),
+      getLiveSession: new GetLiveSessionUseCase(ports),
+      createLiveSessionGrant: new CreateLiveSessionGrantUseCase(ports),
+    }));
+    bindUseCases<FileUseCases>(TOKENS.FileUseCases, () => (ports) => ({
+      create: new CreateFileUseCase(ports),
+      complete: new CompleteFileUseCase(ports),
+      get: new GetFileUseCase(ports),
+      list: new ListFilesUseCase(ports),
+    }));
 
     bind(ApiKeyAuthenticator).toSelf().inSingletonScope();
     bind(CommandRunner).toSelf().inSingletonScope();

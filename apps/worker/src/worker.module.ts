@@ -20,7 +20,7 @@ import {
   type JobBoss,
   type PostgresIdempotencyStore,
 } from '@prior-auth/persistence-postgres';
-import { ContainerModule } from 'inversify';
+import { ContainerModule, type ResolutionContext } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { createGiveUpRouter, createJobHandlers, type JobHandlers } from './job-handlers';
 import { webhookDeliveryConsumer } from './webhooks/webhook-delivery.consumer';
@@ -49,6 +49,15 @@ export const PURGE_CRON = '*/10 * * * *';
  */
 export const END_ABANDONED_LIVE_SESSIONS_CRON = '* * * * *';
 
+/** The ports every pipeline use case takes, from the shared adapters module. */
+function pipelinePorts(context: ResolutionContext) {
+  return {
+    unitOfWork: context.get<UnitOfWork>(ADAPTER_TOKENS.UnitOfWork),
+    clock: context.get<Clock>(ADAPTER_TOKENS.Clock),
+    ids: context.get<IdGenerator>(ADAPTER_TOKENS.Ids),
+  };
+}
+
 /**
  * The worker's own bindings, on top of the shared adapters module: the domain's pipeline use cases behind the
  * job handlers, the scheduled tasks, the webhook deliveries' consumer and the worker itself.
@@ -67,9 +76,7 @@ export function workerModule(options: WorkerCompositionOptions): ContainerModule
     bind<JobHandlers>(WORKER_TOKENS.JobHandlers)
       .toDynamicValue((context) =>
         createJobHandlers({
-          unitOfWork: context.get<UnitOfWork>(ADAPTER_TOKENS.UnitOfWork),
-          clock: context.get<Clock>(ADAPTER_TOKENS.Clock),
-          ids: context.get<IdGenerator>(ADAPTER_TOKENS.Ids),
+          ...pipelinePorts(context),
           portals: options.portals,
           pipelineSettings: options.pipelineSettings,
           runtimeSessions: context.get<RuntimeSessions>(WORKER_TOKENS.RuntimeSessions),
@@ -80,9 +87,7 @@ export function workerModule(options: WorkerCompositionOptions): ContainerModule
     bind(WORKER_TOKENS.GiveUp)
       .toDynamicValue((context) =>
         createGiveUpRouter({
-          unitOfWork: context.get<UnitOfWork>(ADAPTER_TOKENS.UnitOfWork),
-          clock: context.get<Clock>(ADAPTER_TOKENS.Clock),
-          ids: context.get<IdGenerator>(ADAPTER_TOKENS.Ids),
+          ...pipelinePorts(context),
           pipelineSettings: options.pipelineSettings,
         }),
       )
@@ -91,9 +96,7 @@ export function workerModule(options: WorkerCompositionOptions): ContainerModule
       .toDynamicValue(
         (context) =>
           new EndAbandonedLiveSessionsUseCase({
-            unitOfWork: context.get<UnitOfWork>(ADAPTER_TOKENS.UnitOfWork),
-            clock: context.get<Clock>(ADAPTER_TOKENS.Clock),
-            ids: context.get<IdGenerator>(ADAPTER_TOKENS.Ids),
+            ...pipelinePorts(context),
             runtimeSessions: context.get<RuntimeSessions>(WORKER_TOKENS.RuntimeSessions),
             ledger: context.get<RuntimeSessionLedger>(ADAPTER_TOKENS.RuntimeSessionLedger),
             frames: context.get<LiveSessionFrames>(ADAPTER_TOKENS.LiveFrames),

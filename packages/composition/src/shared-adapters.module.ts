@@ -26,7 +26,12 @@ import {
   RandomIdGenerator,
   TokenSigner,
 } from '@prior-auth/platform';
-import { ContainerModule } from 'inversify';
+import {
+  ContainerModule,
+  type ContainerModuleLoadOptions,
+  type ResolutionContext,
+  type ServiceIdentifier,
+} from 'inversify';
 import type { DataSource } from 'typeorm';
 import { ADAPTER_TOKENS as T } from './adapter.tokens';
 
@@ -55,6 +60,27 @@ export interface SharedAdaptersOptions {
   defaultActor?: string;
 }
 
+/** Binds `id` to the singleton `build(dataSource)`: an adapter whose one dependency is the pool. */
+export function bindOnDataSource<A>(
+  bind: ContainerModuleLoadOptions['bind'],
+  id: ServiceIdentifier<A>,
+  build: (dataSource: DataSource) => A,
+): void {
+  bind<A>(id)
+    .toDynamicValue((context) => build(context.get<DataSource>(T.DataSource)))
+    .inSingletonScope();
+}
+
+/** What signs the links grants and handoff sessions hand out. */
+function linkSigning(context: ResolutionContext) {
+  return {
+    signer: context.get<TokenSigner>(T.TokenSigner),
+    baseUrl: context.get<string>(T.BaseUrl),
+    clock: context.get<Clock>(T.Clock),
+    ids: context.get<RandomIdGenerator>(T.Ids),
+  };
+}
+
 /**
  * The adapters the API and the worker both build, bound once here so the two composition roots cannot drift
  * apart (docs/decisions/0041-explicit-transactions-and-container-modules.md). Every binding is a singleton of
@@ -75,24 +101,16 @@ export function sharedAdaptersModule(options: SharedAdaptersOptions): ContainerM
     bind(T.Cursors)
       .toDynamicValue((context) => new KeysetCursors(context.get<TokenSigner>(T.TokenSigner)))
       .inSingletonScope();
-    bind(T.AccessGrantLedger)
-      .toDynamicValue((context) => new TypeOrmAccessGrantStore(context.get<DataSource>(T.DataSource)))
-      .inSingletonScope();
-    bind(T.RuntimeSessionLedger)
-      .toDynamicValue((context) => new TypeOrmRuntimeSessionLedger(context.get<DataSource>(T.DataSource)))
-      .inSingletonScope();
-    bind(T.LiveFrames)
-      .toDynamicValue((context) => new PostgresLiveSessionFrames(context.get<DataSource>(T.DataSource)))
-      .inSingletonScope();
-    bind(T.LiveInputs)
-      .toDynamicValue((context) => new PostgresLiveSessionInputs(context.get<DataSource>(T.DataSource)))
-      .inSingletonScope();
-    bind(T.IdempotencyStore)
-      .toDynamicValue((context) => new PostgresIdempotencyStore(context.get<DataSource>(T.DataSource)))
-      .inSingletonScope();
-    bind(T.PayerCatalog)
-      .toDynamicValue((context) => new TypeOrmPayerCatalog(context.get<DataSource>(T.DataSource)))
-      .inSingletonScope();
+    bindOnDataSource(bind, T.AccessGrantLedger, (dataSource) => new TypeOrmAccessGrantStore(dataSource));
+    bindOnDataSource(
+      bind,
+      T.RuntimeSessionLedger,
+      (dataSource) => new TypeOrmRuntimeSessionLedger(dataSource),
+    );
+    bindOnDataSource(bind, T.LiveFrames, (dataSource) => new PostgresLiveSessionFrames(dataSource));
+    bindOnDataSource(bind, T.LiveInputs, (dataSource) => new PostgresLiveSessionInputs(dataSource));
+    bindOnDataSource(bind, T.IdempotencyStore, (dataSource) => new PostgresIdempotencyStore(dataSource));
+    bindOnDataSource(bind, T.PayerCatalog, (dataSource) => new TypeOrmPayerCatalog(dataSource));
     bind(T.WebhookSecretVault)
       .toDynamicValue(() => new AesGcmWebhookSecretVault(options.signingSecret))
       .inSingletonScope();
@@ -106,20 +124,14 @@ export function sharedAdaptersModule(options: SharedAdaptersOptions): ContainerM
     bind<GrantsOn>(T.Grants)
       .toDynamicValue((context): GrantsOn => {
         if (options.grants) return options.grants;
-        const signer = context.get<TokenSigner>(T.TokenSigner);
-        const baseUrl = context.get<string>(T.BaseUrl);
-        const clock = context.get<Clock>(T.Clock);
-        const ids = context.get<RandomIdGenerator>(T.Ids);
-        return (ledger) => new SignedAccessGrants({ ledger, signer, baseUrl, clock, ids });
+        const signing = linkSigning(context);
+        return (ledger) => new SignedAccessGrants({ ledger, ...signing });
       })
       .inSingletonScope();
     bind<HandoffSessionsOn>(T.HandoffSessions)
       .toDynamicValue((context): HandoffSessionsOn => {
-        const signer = context.get<TokenSigner>(T.TokenSigner);
-        const baseUrl = context.get<string>(T.BaseUrl);
-        const clock = context.get<Clock>(T.Clock);
-        const ids = context.get<RandomIdGenerator>(T.Ids);
-        return (ledger) => new SandboxRuntimeSessions({ ledger, signer, baseUrl, clock, ids });
+        const signing = linkSigning(context);
+        return (ledger) => new SandboxRuntimeSessions({ ledger, ...signing });
       })
       .inSingletonScope();
     bind(T.UnitOfWork)
