@@ -45,7 +45,7 @@ module.exports = {
     },
     {
       name: 'adapter-imports-adapter',
-      comment: 'Adapters are independent; composition happens in the apps.',
+      comment: 'Adapters are independent; composition happens in the apps and packages/composition.',
       severity: 'error',
       from: { path: `^(packages|\\.ci/boundary-fixtures/adapters)/${ADAPTERS}/` },
       to: { path: `^packages/${ADAPTERS}/`, pathNot: `^packages/$2/` },

@@ -1,20 +1,28 @@
-/** Inversify identifiers for everything the composition root binds. */
+import { ADAPTER_TOKENS } from '@prior-auth/composition';
+
+/**
+ * Inversify identifiers for everything the API's container binds: the shared adapters module's (DataSource,
+ * TokenSigner, PayerCatalog, IdempotencyStore, UnitOfWork, …) and the API module's own.
+ */
 export const TOKENS = {
+  ...ADAPTER_TOKENS,
   Config: Symbol.for('Config'),
   Logger: Symbol.for('Logger'),
-  DataSource: Symbol.for('DataSource'),
   OrganizationDirectory: Symbol.for('OrganizationDirectory'),
   ServedEnvironments: Symbol.for('ServedEnvironments'),
   ApiKeyCache: Symbol.for('ApiKeyCache'),
   RateLimits: Symbol.for('RateLimits'),
   ReadAudit: Symbol.for('ReadAudit'),
-  PayerCatalog: Symbol.for('PayerCatalog'),
   PortalAccess: Symbol.for('PortalAccess'),
-  TokenSigner: Symbol.for('TokenSigner'),
+  ProviderRegistry: Symbol.for('ProviderRegistry'),
   Transactions: Symbol.for('Transactions'),
-  IdempotencyStore: Symbol.for('IdempotencyStore'),
+  /** The use cases' ports: `(tx?) => ports`, on the pool or all bound to a command's transaction. */
+  PortsOn: Symbol.for('PortsOn'),
+  /** The pool's ports for retrieve and list outside a command: one statement each, no transaction. */
+  PoolReads: Symbol.for('PoolReads'),
   AuthorizationUseCases: Symbol.for('AuthorizationUseCases'),
   LegacyWorkflowUseCases: Symbol.for('LegacyWorkflowUseCases'),
+  /** The file bytes' store with its close (the shared module's BlobStore is its `store`). */
   BlobStorage: Symbol.for('BlobStorage'),
   FileUseCases: Symbol.for('FileUseCases'),
   ManualHandoffUseCases: Symbol.for('ManualHandoffUseCases'),

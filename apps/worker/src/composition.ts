@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { sharedAdaptersModule } from '@prior-auth/composition';
 import {
+  type AccessGrantLedger,
   type BlobStore,
   type Clock,
-  type AccessGrantLedger,
-  EndAbandonedLiveSessionsUseCase,
   type Environment,
   type GrantIssuer,
+  type HostResolver,
   type PayerPortal,
   type PipelineSettings,
   type RuntimeSessions,
@@ -20,39 +21,15 @@ import {
   type LiveRunSessions,
   type PlaywrightPayerPortalOptions,
 } from '@prior-auth/payer-portal';
-import {
-  END_ABANDONED_LIVE_SESSIONS_QUEUE,
-  KeysetCursors,
-  PostgresEventRetention,
-  PostgresIdempotencyStore,
-  PostgresLiveSessionFrames,
-  PostgresLiveSessionInputs,
-  PURGE_EVENTS_QUEUE,
-  PURGE_IDEMPOTENCY_QUEUE,
-  TypeOrmRuntimeSessionLedger,
-  TypeOrmUnitOfWork,
-} from '@prior-auth/persistence-postgres';
-import { RandomIdGenerator, TokenSigner } from '@prior-auth/platform';
+import { Container } from 'inversify';
 import { type PgBoss } from 'pg-boss';
 import { type DataSource } from 'typeorm';
-import { createGiveUpRouter, createJobHandlers } from './job-handlers';
-import type { HostResolver } from '@prior-auth/domain';
-import { AesGcmWebhookSecretVault, DnsHostResolver } from '@prior-auth/platform';
 import type { WebhookRetrySettings } from './webhooks/webhook-delivery.handler';
-import { webhookDeliveryConsumer } from './webhooks/webhook-delivery.consumer';
-import type { QueueConsumer } from './worker';
-import { type ScheduledTask, type SettledJob, Worker, type WorkerLogger } from './worker';
+import { type SettledJob, type Worker, type WorkerLogger } from './worker';
+import { WORKER_TOKENS, workerModule } from './worker.module';
 
-/**
- * Expired idempotency records (kept ≥ 24 h, decision 0023) are purged every 10 minutes, by one worker of the
- * cluster (a pg-boss schedule). Finished jobs are deleted by pg-boss itself after their queue's retention.
- */
-export const PURGE_CRON = '*/10 * * * *';
-/**
- * Live sessions left by a process that died are ended every minute (decision 0039): within about two minutes
- * of the death (LIVE_SESSION_ABANDONED_AFTER_MS without a beat, then the next run).
- */
-export const END_ABANDONED_LIVE_SESSIONS_CRON = '* * * * *';
+export { END_ABANDONED_LIVE_SESSIONS_CRON, PURGE_CRON } from './worker.module';
+
 /**
  * The sandbox re-polls a pending decision at least this often: with a decision delay of 0 a `pending` case
  * would otherwise be polled in a tight loop.
@@ -112,16 +89,25 @@ export interface WorkerCompositionOptions {
   pipelineSettings?: Partial<Record<Environment, Partial<PipelineSettings>>>;
   /**
    * The grant service on a ledger: the worker builds it on each transaction's own, so a handoff it closes
-   * revokes its grants in the close's transaction.
+   * revokes its grants in the close's transaction. The shared adapters module's signed grants when absent.
    */
-  grants: (ledger: AccessGrantLedger) => GrantIssuer;
-  runtimeSessions: RuntimeSessions;
+  grants?: (ledger: AccessGrantLedger) => GrantIssuer;
+  /** The sandbox's handoff sessions on the shared ledger when absent. */
+  runtimeSessions?: RuntimeSessions;
+  /**
+   * Where grant and session links point (publicBaseUrl of the configuration): needed when `grants` or
+   * `runtimeSessions` is absent, which then default to the shared adapters module's.
+   */
+  baseUrl?: string;
   /**
    * The process's blob store: the portals' evidence is kept there as `payer_evidence` files (decision 0020),
    * beside the uploaded documents the portal reads.
    */
   blobStore: BlobStore;
-  /** Only signs list cursors, which the worker never hands out; a random one is fine when absent. */
+  /**
+   * Signs list cursors (never handed out by the worker) and the default grants' and sessions' links, and opens
+   * webhook secrets; a random one is fine for a worker that sends no webhooks.
+   */
   signingSecret?: string;
   /** Schedules the idempotency purge (PURGE_CRON); tests that do not purge leave it off. */
   purge?: boolean;
@@ -136,80 +122,30 @@ export interface WorkerCompositionOptions {
   onJobSettled?: (settled: SettledJob) => void;
 }
 
-/** The worker's composition root: PostgreSQL adapters, the domain's pipeline use cases, the worker. */
+/**
+ * The worker's composition root: the shared adapters module (the same one the API loads) and the worker's own
+ * module, in one container (docs/decisions/0041-explicit-transactions-and-container-modules.md).
+ */
+export function createWorkerContainer(options: WorkerCompositionOptions): Container {
+  const container = new Container({ defaultScope: 'Singleton' });
+  container.loadSync(
+    sharedAdaptersModule({
+      dataSource: options.dataSource,
+      jobBoss: options.boss,
+      signingSecret: options.signingSecret ?? randomBytes(32).toString('hex'),
+      blobStore: options.blobStore,
+      defaultActor: 'worker',
+      ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(options.grants === undefined ? {} : { grants: options.grants }),
+      ...(options.webhooks?.resolver === undefined ? {} : { hostResolver: options.webhooks.resolver }),
+    }),
+    workerModule(options),
+  );
+  return container;
+}
+
+/** The worker, resolved from its container. */
 export function createWorker(options: WorkerCompositionOptions): Worker {
-  const clock: Clock = options.clock ?? { now: () => new Date() };
-  const signer = new TokenSigner(options.signingSecret ?? randomBytes(32).toString('hex'));
-  const unitOfWork = new TypeOrmUnitOfWork(options.dataSource, {
-    cursors: new KeysetCursors(signer),
-    jobBoss: options.boss,
-    grants: options.grants,
-    defaultActor: 'worker',
-  });
-  const ids = new RandomIdGenerator();
-  const handlers = createJobHandlers({
-    unitOfWork,
-    clock,
-    ids,
-    portals: options.portals,
-    pipelineSettings: options.pipelineSettings,
-    runtimeSessions: options.runtimeSessions,
-    blobStore: options.blobStore,
-  });
-  const giveUp = createGiveUpRouter({ unitOfWork, clock, ids, pipelineSettings: options.pipelineSettings });
-  const scheduledTasks: ScheduledTask[] = [];
-  if (options.purge ?? true) {
-    const idempotency = new PostgresIdempotencyStore(options.dataSource);
-    scheduledTasks.push({
-      queue: PURGE_IDEMPOTENCY_QUEUE,
-      cron: PURGE_CRON,
-      run: () => idempotency.purgeExpired(clock.now()),
-    });
-    // Events past their retention (docs/decisions/0031-events-and-webhooks.md), on the same schedule.
-    const events = new PostgresEventRetention(options.dataSource);
-    scheduledTasks.push({
-      queue: PURGE_EVENTS_QUEUE,
-      cron: PURGE_CRON,
-      run: () => events.purgeExpired(clock.now()),
-    });
-  }
-  const sweep = new EndAbandonedLiveSessionsUseCase({
-    unitOfWork,
-    clock,
-    ids,
-    runtimeSessions: options.runtimeSessions,
-    ledger: new TypeOrmRuntimeSessionLedger(options.dataSource),
-    frames: new PostgresLiveSessionFrames(options.dataSource),
-    inputs: new PostgresLiveSessionInputs(options.dataSource),
-  });
-  scheduledTasks.push({
-    queue: END_ABANDONED_LIVE_SESSIONS_QUEUE,
-    cron: END_ABANDONED_LIVE_SESSIONS_CRON,
-    run: async () => (await sweep.execute()).length,
-  });
-  const queueConsumers: QueueConsumer[] = [];
-  if (options.signingSecret !== undefined) {
-    queueConsumers.push(
-      webhookDeliveryConsumer({
-        dataSource: options.dataSource,
-        boss: options.boss,
-        clock,
-        vault: new AesGcmWebhookSecretVault(options.signingSecret),
-        resolver: options.webhooks?.resolver ?? new DnsHostResolver(),
-        ...(options.webhooks?.retry === undefined ? {} : { retry: options.webhooks.retry }),
-      }),
-    );
-  }
-  return new Worker({
-    boss: options.boss,
-    queueConsumers,
-    handlers,
-    giveUp,
-    logger: options.logger,
-    concurrency: options.concurrency,
-    pollIntervalMs: options.pollIntervalMs,
-    scheduledTasks,
-    ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
-    ...(options.onJobSettled === undefined ? {} : { onJobSettled: options.onJobSettled }),
-  });
+  return createWorkerContainer(options).get<Worker>(WORKER_TOKENS.Worker);
 }

@@ -4,9 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createBlobStore } from '@prior-auth/blob-storage';
-import { SignedAccessGrants } from '@prior-auth/grants';
 import { type BlobStore, type PayerPortal, type PortalCaseAttachment } from '@prior-auth/domain';
-import { ChromiumBrowser, SandboxRuntimeSessions, ScreencastLiveSessions } from '@prior-auth/payer-portal';
+import { ChromiumBrowser, ScreencastLiveSessions } from '@prior-auth/payer-portal';
 import {
   bootstrapDatabase,
   PostgresLiveSessionFrames,
@@ -25,7 +24,6 @@ import {
   payerSandboxUrl,
   publicBaseUrl,
   RandomIdGenerator,
-  TokenSigner,
 } from '@prior-auth/platform';
 import { createSandboxPayerPortal, createWorker, sandboxPipelineSettings } from './composition';
 import { meteredPayerPortal } from './operations/metered-payer-portal';
@@ -115,8 +113,6 @@ async function main(): Promise<void> {
     'production',
     metrics.portalRuns,
   );
-  const signer = new TokenSigner(signingSecret);
-  const baseUrl = publicBaseUrl(config);
   // pg-boss's own pool: claims, heartbeats, LISTEN for new jobs, supervision and schedules (decision 0016).
   const boss = await startJobBoss({
     connectionString: database.url,
@@ -133,14 +129,8 @@ async function main(): Promise<void> {
     pollIntervalMs: config.WORKER_POLL_INTERVAL_MS,
     portals: { sandbox, production },
     pipelineSettings: { sandbox: sandboxPipelineSettings(decisionDelayMs) },
-    grants: (ledger) => new SignedAccessGrants({ ledger, signer, baseUrl, clock, ids }),
-    runtimeSessions: new SandboxRuntimeSessions({
-      ledger: runtimeSessionLedger,
-      signer,
-      baseUrl,
-      clock,
-      ids,
-    }),
+    // Grants and handoff sessions are the shared adapters module's, signed with this secret, linking here.
+    baseUrl: publicBaseUrl(config),
     blobStore: blobStorage.store,
     signingSecret,
     // Log lines are buffered (packages/platform/src/logger.ts): a settled job's lines go out with it.

@@ -1,0 +1,2 @@
+export * from './adapter.tokens';
+export * from './shared-adapters.module';
