@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   type BlobStore,
   type Clock,
+  type CustomerPortalSessions,
   type AccessGrantLedger,
   EndAbandonedLiveSessionsUseCase,
   type Environment,
@@ -29,6 +30,7 @@ import {
   PostgresLiveSessionInputs,
   PURGE_EVENTS_QUEUE,
   PURGE_IDEMPOTENCY_QUEUE,
+  PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE,
   TypeOrmRuntimeSessionLedger,
   TypeOrmUnitOfWork,
 } from '@prior-auth/persistence-postgres';
@@ -80,6 +82,8 @@ export interface SandboxPortalOptions {
   runTimeoutMs?: number;
   /** Shows each portal run live (decision 0033); runs are not shown when absent. */
   liveSessions?: LiveRunSessions;
+  /** Customers' portal sessions shared by every worker (decision 0044); this process's memory when absent. */
+  customerSessions?: CustomerPortalSessions;
 }
 
 /**
@@ -97,6 +101,7 @@ export function createSandboxPayerPortal(options: SandboxPortalOptions): PayerPo
     ...(options.stepScreenshots === undefined ? {} : { stepScreenshots: options.stepScreenshots }),
     ...(options.runTimeoutMs === undefined ? {} : { runTimeoutMs: options.runTimeoutMs }),
     ...(options.liveSessions === undefined ? {} : { liveSessions: options.liveSessions }),
+    ...(options.customerSessions === undefined ? {} : { customerSessions: options.customerSessions }),
   });
 }
 
@@ -134,6 +139,8 @@ export interface WorkerCompositionOptions {
    */
   webhooks?: { retry?: Partial<WebhookRetrySettings>; resolver?: HostResolver };
   onJobSettled?: (settled: SettledJob) => void;
+  /** Customers' portal sessions the portals share (decision 0044): purged on PURGE_CRON when given. */
+  customerSessions?: CustomerPortalSessions;
 }
 
 /** The worker's composition root: PostgreSQL adapters, the domain's pipeline use cases, the worker. */
@@ -172,6 +179,14 @@ export function createWorker(options: WorkerCompositionOptions): Worker {
       cron: PURGE_CRON,
       run: () => events.purgeExpired(clock.now()),
     });
+    const customerSessions = options.customerSessions;
+    if (customerSessions !== undefined) {
+      scheduledTasks.push({
+        queue: PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE,
+        cron: PURGE_CRON,
+        run: () => customerSessions.purgeExpired(clock.now()),
+      });
+    }
   }
   const sweep = new EndAbandonedLiveSessionsUseCase({
     unitOfWork,
