@@ -502,8 +502,9 @@ export class PlaywrightPayerPortal implements PayerPortal {
           if (kept && (await site.resumeSession(runPage))) return;
           if (credentials !== null) return site.signIn(runPage, credentials);
           // customer_login: the run stops at the payer's sign-in page, kept for the customer (decision 0039).
-          // A kept session the portal no longer honours is of no further use.
-          if (kept) await this.customerSessions.forget(customerKey(portalCase));
+          // A kept session the portal no longer honours is of no further use; one left by a failing store
+          // expires anyway, so the customer is not kept from signing in by it.
+          if (kept) await this.customerSessions.forget(customerKey(portalCase)).catch(() => undefined);
           await site.openSignIn(runPage);
           held = (await live?.hold()) ?? false;
           awaitingCustomer = held;
@@ -603,7 +604,7 @@ export class PlaywrightPayerPortal implements PayerPortal {
     try {
       return JSON.parse(stored) as SessionState;
     } catch {
-      await this.customerSessions.forget(customerKey(portalCase));
+      await this.customerSessions.forget(customerKey(portalCase)).catch(() => undefined);
       return null;
     }
   }
