@@ -1,11 +1,12 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { SANDBOX_PAYER_DEMO_ACCOUNT, ScreencastLiveSessions, totpCode } from '@prior-auth/payer-portal';
 import {
+  PostgresCustomerPortalSessions,
   PostgresLiveSessionFrames,
   PostgresLiveSessionInputs,
   TypeOrmRuntimeSessionLedger,
 } from '@prior-auth/persistence-postgres';
-import { RandomIdGenerator } from '@prior-auth/platform';
+import { CredentialsCipher, parseCredentialsKeys, RandomIdGenerator } from '@prior-auth/platform';
 import { BASE, client, readyToConfirm, sandboxScope, type Client } from './authorization-helpers';
 import { payerWebsite, pipeline } from './pipeline-helpers';
 import { ApiProcess } from './support/api-process';
@@ -17,7 +18,9 @@ import { createTestApp, type TestApp, type TestTenant } from './test-app';
  * sign-in page and keeps it; the case waits in requires_action for the customer, who opens the manual handoff's
  * interactive view on another API process and signs in there (username, password, then the authenticator's
  * code, each typed on the view). Completing the handoff hands the case back to the pipeline, whose runs go on
- * from the customer's signed-in session, through submission to the payer's decision.
+ * from the customer's signed-in session, through submission to the payer's decision. The session is kept sealed
+ * in PostgreSQL (decision 0044): the later runs are another portal's, as on another worker, and need no second
+ * sign-in.
  */
 
 let t: TestApp;
@@ -109,9 +112,14 @@ it('stops at the payer sign-in, lets the customer sign in on the interactive vie
     watchCheckMs: 100,
     holdMs: 120_000,
   });
+  // The credentials' key every worker is configured with; each worker builds its own store over it.
+  const keys = parseCredentialsKeys(randomBytes(32).toString('base64'));
+  if (typeof keys === 'string') throw new Error(keys);
+  const cipher = new CredentialsCipher(keys);
   const portal = site.portal({
     idleSessionsPerAccount: 0,
     liveSessions,
+    customerSessions: new PostgresCustomerPortalSessions(t.dataSource, cipher),
     // The service has no sign-in of its own for a customer_login case.
     credentials: async () => {
       throw new Error('customer_login asks for no stored credentials');
@@ -185,6 +193,23 @@ it('stops at the payer sign-in, lets the customer sign in on the interactive vie
     expect({ table, stored: found[0]!.n }).toEqual({ table, stored: 0 });
   }
 
+  // The signed-in session is kept for the case, sealed: none of the portal's cookie values is in its row.
+  const sessionRow = async () =>
+    (await t.dataSource.query(
+      `SELECT row_to_json(s)::text AS json FROM customer_portal_sessions s
+        WHERE organization_id = $1 AND authorization_id = $2`,
+      [tenant.organizationId, authorization.id],
+    )) as Array<{ json: string }>;
+  const keptBy = Date.now() + 30_000;
+  while ((await sessionRow()).length === 0) {
+    if (Date.now() > keptBy) throw new Error('the customer session was not kept');
+    await portalPage.waitForTimeout(100);
+  }
+  const values = (await kept[0]!.cookies()).map((cookie) => cookie.value).filter((value) => value !== '');
+  expect(values.length).toBeGreaterThan(0);
+  const [sealed] = await sessionRow();
+  for (const value of values) expect(sealed!.json).not.toContain(value);
+
   // Signed in: the customer hands the case back; the kept page is let go and the pipeline goes on.
   const completed = await call(
     'POST',
@@ -202,14 +227,26 @@ it('stops at the payer sign-in, lets the customer sign in on the interactive vie
     }),
   ).toBe('pipeline_resumed');
 
-  // The runs go on from the customer's session: no sign-in page again, a receipt, then the decision.
-  expect(await steps.process(scope, authorization.id)).toEqual(['receipt_recorded']);
+  // The runs go on from the customer's session on another worker (a portal of its own, sharing nothing with the
+  // first but the database): no sign-in page again, a receipt, then the decision.
+  const elsewhere = pipeline(
+    t,
+    undefined,
+    site.portal({
+      idleSessionsPerAccount: 0,
+      customerSessions: new PostgresCustomerPortalSessions(t.dataSource, cipher),
+      credentials: async () => {
+        throw new Error('customer_login asks for no stored credentials');
+      },
+    }),
+  );
+  expect(await elsewhere.process(scope, authorization.id)).toEqual(['receipt_recorded']);
   const received = await c.get(authorization.id).expect(200);
   expect(received.body.status).toBe('waiting_on_payer');
   expect(received.body.submission.payerReceipt.referenceNumber).toMatch(/\S/);
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const outcome = await steps.pollDecision(scope, authorization.id);
+    const outcome = await elsewhere.pollDecision(scope, authorization.id);
     if (outcome === 'decision_recorded') break;
     expect(outcome).toBe('decision_pending');
     if (Date.now() > deadline) throw new Error('no decision in time');
@@ -218,4 +255,7 @@ it('stops at the payer sign-in, lets the customer sign in on the interactive vie
   const decided = await c.get(authorization.id).expect(200);
   expect(decided.body.status).toBe('completed');
   expect(decided.body.outcome).toEqual(expect.any(String));
+  // The case is done with the payer: the purge drops its session.
+  await new PostgresCustomerPortalSessions(t.dataSource, cipher).purgeExpired(new Date());
+  expect(await sessionRow()).toHaveLength(0);
 }, 150_000);

@@ -4,6 +4,7 @@ import {
   type AccessGrantLedger,
   type BlobStore,
   type Clock,
+  type CustomerPortalSessions,
   type Environment,
   type GrantIssuer,
   type HostResolver,
@@ -57,6 +58,8 @@ export interface SandboxPortalOptions {
   runTimeoutMs?: number;
   /** Shows each portal run live (decision 0033); runs are not shown when absent. */
   liveSessions?: LiveRunSessions;
+  /** Customers' portal sessions shared by every worker (decision 0044); this process's memory when absent. */
+  customerSessions?: CustomerPortalSessions;
 }
 
 /**
@@ -74,6 +77,7 @@ export function createSandboxPayerPortal(options: SandboxPortalOptions): PayerPo
     ...(options.stepScreenshots === undefined ? {} : { stepScreenshots: options.stepScreenshots }),
     ...(options.runTimeoutMs === undefined ? {} : { runTimeoutMs: options.runTimeoutMs }),
     ...(options.liveSessions === undefined ? {} : { liveSessions: options.liveSessions }),
+    ...(options.customerSessions === undefined ? {} : { customerSessions: options.customerSessions }),
   });
 }
 
@@ -120,6 +124,8 @@ export interface WorkerCompositionOptions {
    */
   webhooks?: { retry?: Partial<WebhookRetrySettings>; resolver?: HostResolver };
   onJobSettled?: (settled: SettledJob) => void;
+  /** Customers' portal sessions the portals share (decision 0044): purged on PURGE_CRON when given. */
+  customerSessions?: CustomerPortalSessions;
 }
 
 /**

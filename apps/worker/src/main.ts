@@ -8,6 +8,7 @@ import { type BlobStore, type PayerPortal, type PortalCaseAttachment } from '@pr
 import { ChromiumBrowser, ScreencastLiveSessions } from '@prior-auth/payer-portal';
 import {
   bootstrapDatabase,
+  PostgresCustomerPortalSessions,
   PostgresLiveSessionFrames,
   PostgresLiveSessionInputs,
   startJobBoss,
@@ -96,9 +97,13 @@ async function main(): Promise<void> {
       if (!closing) logger.warn({ err: error }, 'a portal run could not be shown live');
     },
   });
+  const cipher = config.CREDENTIALS_KEY ? new CredentialsCipher(config.CREDENTIALS_KEY) : null;
+  // Customers' portal sessions, sealed with the credentials' key, serve every worker (decision 0044).
+  const customerSessions =
+    cipher === null ? undefined : new PostgresCustomerPortalSessions(database.dataSource, cipher);
   const metrics = createWorkerMetrics(database.dataSource);
   const sandbox: PayerPortal = meteredPayerPortal(
-    createSandboxPayerPortal({ browser, siteUrl, readAttachment, liveSessions }),
+    createSandboxPayerPortal({ browser, siteUrl, readAttachment, liveSessions, customerSessions }),
     'sandbox',
     metrics.portalRuns,
   );
@@ -106,9 +111,10 @@ async function main(): Promise<void> {
     createProductionPayerPortal({
       dataSource: database.dataSource,
       browser,
-      cipher: config.CREDENTIALS_KEY ? new CredentialsCipher(config.CREDENTIALS_KEY) : null,
+      cipher,
       readAttachment,
       liveSessions,
+      customerSessions,
     }),
     'production',
     metrics.portalRuns,
@@ -133,6 +139,7 @@ async function main(): Promise<void> {
     baseUrl: publicBaseUrl(config),
     blobStore: blobStorage.store,
     signingSecret,
+    customerSessions,
     // Log lines are buffered (packages/platform/src/logger.ts): a settled job's lines go out with it.
     onJobSettled: () => logger.flush(),
   });

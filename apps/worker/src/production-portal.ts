@@ -20,6 +20,8 @@ export interface ProductionPortalOptions {
   runTimeoutMs?: number;
   /** Shows each portal run live (decision 0033). */
   liveSessions?: LiveRunSessions;
+  /** Customers' portal sessions shared by every worker (decision 0044). */
+  customerSessions?: PlaywrightPayerPortalOptions['customerSessions'];
 }
 
 /**
@@ -58,5 +60,6 @@ export function createProductionPayerPortal(options: ProductionPortalOptions): P
     ...(options.stepScreenshots === undefined ? {} : { stepScreenshots: options.stepScreenshots }),
     ...(options.runTimeoutMs === undefined ? {} : { runTimeoutMs: options.runTimeoutMs }),
     ...(options.liveSessions === undefined ? {} : { liveSessions: options.liveSessions }),
+    ...(options.customerSessions === undefined ? {} : { customerSessions: options.customerSessions }),
   });
 }

@@ -15,6 +15,7 @@ import { ADAPTER_TOKENS, type HandoffSessionsOn } from '@prior-auth/composition'
 import {
   END_ABANDONED_LIVE_SESSIONS_QUEUE,
   PostgresEventRetention,
+  PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE,
   PURGE_EVENTS_QUEUE,
   PURGE_IDEMPOTENCY_QUEUE,
   type JobBoss,
@@ -122,6 +123,15 @@ export function workerModule(options: WorkerCompositionOptions): ContainerModule
             cron: PURGE_CRON,
             run: () => events.purgeExpired(clock.now()),
           });
+          // Customers' portal sessions past their lifetime (decision 0044), when this process keeps them.
+          const customerSessions = options.customerSessions;
+          if (customerSessions !== undefined) {
+            tasks.push({
+              queue: PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE,
+              cron: PURGE_CRON,
+              run: () => customerSessions.purgeExpired(clock.now()),
+            });
+          }
         }
         const sweep = context.get<EndAbandonedLiveSessionsUseCase>(WORKER_TOKENS.EndAbandonedLiveSessions);
         tasks.push({

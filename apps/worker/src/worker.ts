@@ -7,6 +7,7 @@ import {
   PURGE_IDEMPOTENCY_QUEUE,
   END_ABANDONED_LIVE_SESSIONS_QUEUE,
   PURGE_EVENTS_QUEUE,
+  PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE,
   type QueuedJobData,
 } from '@prior-auth/persistence-postgres';
 import { type JobResult as BossJobResult, type JobWithMetadata, type PgBoss } from 'pg-boss';
@@ -48,7 +49,10 @@ export interface SettledJob {
 /** Cluster-wide periodic work: a pg-boss schedule, so one worker of the cluster runs each occurrence. */
 export interface ScheduledTask {
   queue:
-    typeof PURGE_IDEMPOTENCY_QUEUE | typeof PURGE_EVENTS_QUEUE | typeof END_ABANDONED_LIVE_SESSIONS_QUEUE;
+    | typeof PURGE_IDEMPOTENCY_QUEUE
+    | typeof PURGE_EVENTS_QUEUE
+    | typeof END_ABANDONED_LIVE_SESSIONS_QUEUE
+    | typeof PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE;
   /** Cron expression (UTC). */
   cron: string;
   run(now: Date): Promise<unknown>;

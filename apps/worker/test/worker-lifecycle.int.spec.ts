@@ -3,8 +3,12 @@ import {
   GIVEN_UP_JOBS_QUEUE,
   JOB_QUEUE_SETTINGS,
   JOB_TABLE,
+  PostgresCustomerPortalSessions,
+  PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE,
   PURGE_IDEMPOTENCY_QUEUE,
 } from '@prior-auth/persistence-postgres';
+import { CredentialsCipher, parseCredentialsKeys } from '@prior-auth/platform';
+import { randomBytes } from 'node:crypto';
 import { Harness } from './support/harness';
 import { PayerWebsite } from './support/payer-website';
 import { FlakyPayerPortal, Gate, SlowPayerPortal, SpyPayerPortal } from './support/portals';
@@ -314,6 +318,41 @@ describe('maintenance', () => {
       'the expired record purged',
     );
     expect(keys).toEqual(['live-key']);
+  });
+
+  it("purges customers' portal sessions on a schedule: expired ones and those of cases done with the payer", async () => {
+    const keys = parseCredentialsKeys(randomBytes(32).toString('base64'));
+    if (typeof keys === 'string') throw new Error(keys);
+    const sessions = new PostgresCustomerPortalSessions(h.dataSource, new CredentialsCipher(keys));
+    const [live, expired, canceled] = [
+      await h.readyCase('M-CPS-LIVE'),
+      await h.readyCase('M-CPS-EXPIRED'),
+      await h.readyCase('M-CPS-CANCELED'),
+    ];
+    await h.cancel(canceled!.id);
+    const hourAhead = new Date(Date.now() + 60 * 60_000);
+    const keyOf = (id: string) => ({ ...h.scope, authorizationId: id });
+    await sessions.keep(keyOf(live!.id), '{"cookies":[]}', hourAhead);
+    await sessions.keep(keyOf(expired!.id), '{"cookies":[]}', new Date(Date.now() - 1));
+    await sessions.keep(keyOf(canceled!.id), '{"cookies":[]}', hourAhead);
+
+    const worker = await h.startWorker({ portal: spy, purge: true, customerSessions: sessions });
+    expect(await worker.boss.getSchedules(PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE)).toHaveLength(1);
+    // What the schedule sends every ten minutes, sent now.
+    await h.boss.send(PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE, {});
+    const kept = await eventually(
+      async () =>
+        (
+          (await h.dataSource.query(
+            `SELECT authorization_id FROM customer_portal_sessions
+              WHERE organization_id = $1 AND environment = $2`,
+            [h.scope.organizationId, h.scope.environment],
+          )) as Array<{ authorization_id: string }>
+        ).map((r) => r.authorization_id),
+      (found) => found.length < 3,
+      'the expired and the canceled case sessions purged',
+    );
+    expect(kept).toEqual([live!.id]);
   });
 
   it('pg-boss deletes finished jobs after their retention: completed after 7 days, given up after 30', async () => {

@@ -42,6 +42,8 @@ export interface ConnectedPayerPortalOptions {
   /** Shows each portal run live (decision 0033); runs are not shown when absent. */
   liveSessions?: LiveRunSessions;
   stepScreenshots?: boolean;
+  /** Customers' sessions shared by the cluster's workers (decision 0044); this process's memory when absent. */
+  customerSessions?: PlaywrightPayerPortalOptions['customerSessions'];
 }
 
 /** Connections whose adapters (and kept sessions) a process holds at once; the oldest goes first. */
@@ -119,6 +121,9 @@ export class ConnectedPayerPortal implements PayerPortal {
         ? {}
         : { stepScreenshots: this.options.stepScreenshots }),
       ...(this.options.liveSessions === undefined ? {} : { liveSessions: this.options.liveSessions }),
+      ...(this.options.customerSessions === undefined
+        ? {}
+        : { customerSessions: this.options.customerSessions }),
     });
     if (this.portals.size >= MAX_CONNECTIONS) this.portals.delete(this.portals.keys().next().value!);
     this.portals.set(key, portal);

@@ -11,3 +11,4 @@ export * from './sites/sandbox-operator-site.page';
 export * from './sites/page-scripts';
 export * from './connected-payer-portal';
 export * from './screencast-live-sessions';
+export * from './memory-customer-portal-sessions';

@@ -1,6 +1,8 @@
 import {
   PayerPortalError,
   type Answer,
+  type CustomerPortalSessionKey,
+  type CustomerPortalSessions,
   type DecisionPoll,
   type FoundSubmission,
   type PayerDecision,
@@ -20,6 +22,7 @@ import { createHash } from 'node:crypto';
 import { errors as playwrightErrors, type BrowserContext, type Page } from 'playwright-core';
 import { BrowserUnavailableError } from './browser/browser-executable';
 import { type ChromiumBrowser } from './browser/chromium-browser';
+import { MemoryCustomerPortalSessions } from './memory-customer-portal-sessions';
 import { type LiveRun, type LiveRunSessions } from './screencast-live-sessions';
 import {
   type PayerSitePage,
@@ -59,6 +62,13 @@ export interface PlaywrightPayerPortalOptions {
    * Makes each run's page a live session others can watch (decision 0033); runs are not shown when absent.
    */
   liveSessions?: LiveRunSessions;
+  /**
+   * Where the sessions customers signed in to for their `customer_login` cases are kept: a store every worker
+   * shares (decision 0044). This process's memory when absent, so a case's later run elsewhere asks again.
+   */
+  customerSessions?: CustomerPortalSessions;
+  /** How long a customer's session is kept after its last use (default 4 h; every run that uses it renews it). */
+  customerSessionTtlMs?: number;
   /** Tests only: adjusts each fresh context (e.g. to break the network at a chosen moment). */
   configureContext?: (context: BrowserContext) => Promise<void>;
 }
@@ -82,6 +92,7 @@ interface Run {
 
 const DEFAULT_CHANNEL = 'payer_portal';
 const DEFAULT_IDLE_SESSIONS = 8;
+const DEFAULT_CUSTOMER_SESSION_TTL_MS = 4 * 60 * 60 * 1000;
 /** Distinct sign-ins whose idle sessions a process keeps at once. */
 const MAX_SIGN_INS_KEPT = 256;
 
@@ -116,13 +127,14 @@ export class PlaywrightPayerPortal implements PayerPortal {
   /** Signed-in sessions no run is using, per sign-in (see `run` and `signInKey`). */
   private readonly idleSessions = new Map<string, SessionState[]>();
   /**
-   * Per case in `customer_login` mode, the portal session the customer signed in to on a kept page (decision
-   * 0039): the case's later runs of this process go on from it. Its cookies only, never what was typed.
+   * Per case in `customer_login` mode, the portal session the customer signed in to on a kept page (decisions
+   * 0039, 0044): the case's later runs go on from it. Its cookies only, never what was typed.
    */
-  private readonly customerSignIns = new Map<string, SessionState>();
+  private readonly customerSessions: CustomerPortalSessions;
 
   constructor(private readonly options: PlaywrightPayerPortalOptions) {
     this.channel = options.channel ?? DEFAULT_CHANNEL;
+    this.customerSessions = options.customerSessions ?? new MemoryCustomerPortalSessions();
   }
 
   async discover(portalCase: PortalCase): Promise<PortalDiscovery> {
@@ -471,7 +483,7 @@ export class PlaywrightPayerPortal implements PayerPortal {
       const account = credentials === null ? null : signInKey(credentials);
       const kept =
         account === null
-          ? (this.customerSignIns.get(portalCase.authorizationId) ?? null)
+          ? await this.customerSignIn(portalCase)
           : (this.idleSessions.get(account)?.pop() ?? null);
       context = await this.options.browser.newContext(kept ? { storageState: kept } : {});
       context.setDefaultNavigationTimeout(this.options.navigationTimeoutMs ?? 15_000);
@@ -490,8 +502,9 @@ export class PlaywrightPayerPortal implements PayerPortal {
           if (kept && (await site.resumeSession(runPage))) return;
           if (credentials !== null) return site.signIn(runPage, credentials);
           // customer_login: the run stops at the payer's sign-in page, kept for the customer (decision 0039).
-          // A kept session the portal no longer honours is of no further use.
-          if (kept) this.customerSignIns.delete(portalCase.authorizationId);
+          // A kept session the portal no longer honours is of no further use; one left by a failing store
+          // expires anyway, so the customer is not kept from signing in by it.
+          if (kept) await this.customerSessions.forget(customerKey(portalCase)).catch(() => undefined);
           await site.openSignIn(runPage);
           held = (await live?.hold()) ?? false;
           awaitingCustomer = held;
@@ -532,7 +545,7 @@ export class PlaywrightPayerPortal implements PayerPortal {
       // A kept page's portal session is the operator's now: no other run may resume it.
       if (held) return result;
       if (account !== null) await this.keepSession(account, context);
-      else await this.keepCustomerSignIn(portalCase.authorizationId, context);
+      else await this.keepCustomerSignIn(portalCase, context);
       return result;
     } catch (error) {
       throw toPortalError(error, portalCase);
@@ -545,7 +558,7 @@ export class PlaywrightPayerPortal implements PayerPortal {
         const released = kept.whenReleased();
         const signedIn =
           awaitingCustomer && keptContext !== null && page !== null
-            ? this.followCustomerSignIn(portalCase.authorizationId, keptContext, page, released)
+            ? this.followCustomerSignIn(portalCase, keptContext, page, released)
             : Promise.resolve();
         void Promise.all([released, signedIn])
           .then(() => kept.end())
@@ -564,33 +577,59 @@ export class PlaywrightPayerPortal implements PayerPortal {
    * on from the customer's sign-in as soon as the case resumes.
    */
   private async followCustomerSignIn(
-    authorizationId: string,
+    portalCase: PortalCase,
     context: BrowserContext,
     page: Page,
     released: Promise<void>,
   ): Promise<void> {
     let over = false;
+    let kept: string | null = null;
     void released.finally(() => (over = true)).catch(() => undefined);
     while (!over && !page.isClosed()) {
       if (await this.options.site.showsSignedIn(page).catch(() => false)) {
-        await this.keepCustomerSignIn(authorizationId, context);
+        kept = await this.keepCustomerSignIn(portalCase, context, kept);
       }
       await Promise.race([released, new Promise((resume) => setTimeout(resume, 500))]).catch(() => undefined);
     }
     // Released right after signing in (the customer was quick): the page is still open here, looked at once more.
     if (!page.isClosed() && (await this.options.site.showsSignedIn(page).catch(() => false))) {
-      await this.keepCustomerSignIn(authorizationId, context);
+      await this.keepCustomerSignIn(portalCase, context, kept);
     }
   }
 
-  private async keepCustomerSignIn(authorizationId: string, context: BrowserContext): Promise<void> {
-    const state = await context.storageState().catch(() => null);
-    if (state === null || state.cookies.length === 0) return;
-    this.customerSignIns.delete(authorizationId);
-    if (this.customerSignIns.size >= MAX_SIGN_INS_KEPT) {
-      this.customerSignIns.delete(this.customerSignIns.keys().next().value!);
+  /** The case's kept customer session, if any; one that no longer reads as a browser state is of no use. */
+  private async customerSignIn(portalCase: PortalCase): Promise<SessionState | null> {
+    const stored = await this.customerSessions.find(customerKey(portalCase), new Date());
+    if (stored === null) return null;
+    try {
+      return JSON.parse(stored) as SessionState;
+    } catch {
+      await this.customerSessions.forget(customerKey(portalCase)).catch(() => undefined);
+      return null;
     }
-    this.customerSignIns.set(authorizationId, state);
+  }
+
+  /**
+   * Keeps (renews) the case's customer session: the context's cookies, never anything typed. Returns what was
+   * kept, so a caller looking at the page again writes only a changed session. A store that fails costs the
+   * case a second sign-in at worst, not the run: the failure is not the run's.
+   */
+  private async keepCustomerSignIn(
+    portalCase: PortalCase,
+    context: BrowserContext,
+    unchanged: string | null = null,
+  ): Promise<string | null> {
+    const state = await context.storageState().catch(() => null);
+    if (state === null || state.cookies.length === 0) return unchanged;
+    const serialized = JSON.stringify(state);
+    if (serialized === unchanged) return unchanged;
+    const ttlMs = this.options.customerSessionTtlMs ?? DEFAULT_CUSTOMER_SESSION_TTL_MS;
+    try {
+      await this.customerSessions.keep(customerKey(portalCase), serialized, new Date(Date.now() + ttlMs));
+      return serialized;
+    } catch {
+      return unchanged;
+    }
   }
 
   /** Puts a run's session back for the next run of the account (bounded: extra ones are just dropped). */
@@ -610,6 +649,12 @@ export class PlaywrightPayerPortal implements PayerPortal {
     this.idleSessions.set(account, idle);
   }
 }
+
+const customerKey = (portalCase: PortalCase): CustomerPortalSessionKey => ({
+  organizationId: portalCase.organizationId,
+  environment: portalCase.environment,
+  authorizationId: portalCase.authorizationId,
+});
 
 /**
  * Whose kept sessions a run may resume: the whole sign-in, not the username, so a run holding other (say

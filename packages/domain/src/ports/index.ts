@@ -13,6 +13,7 @@ export * from './access-grant-ledger.port';
 export * from './authorization.repository.port';
 export * from './blob-store.port';
 export * from './clock.port';
+export * from './customer-portal-sessions.port';
 export * from './event-outbox.port';
 export * from './file.repository.port';
 export * from './grant-issuer.port';

@@ -15,6 +15,7 @@ import { RateLimitsReadAuditAndKeyRotation1763757000000 } from './1763757000000-
 import { WebhookVersionsAndSingleAttempts1763759000000 } from './1763759000000-webhook-versions-and-single-attempts';
 import { LiveSessionInputs1763760000000 } from './1763760000000-live-session-inputs';
 import { LiveSessionHeartbeats1763761000000 } from './1763761000000-live-session-heartbeats';
+import { CustomerPortalSessions1763766000000 } from './1763766000000-customer-portal-sessions';
 
 /** Every committed migration, oldest first. Listed explicitly so builds never depend on file globbing. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   WebhookVersionsAndSingleAttempts1763759000000,
   LiveSessionInputs1763760000000,
   LiveSessionHeartbeats1763761000000,
+  CustomerPortalSessions1763766000000,
 ];

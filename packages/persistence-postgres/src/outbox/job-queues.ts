@@ -23,6 +23,12 @@ export const PURGE_EVENTS_QUEUE = 'purge_events';
 export const END_ABANDONED_LIVE_SESSIONS_QUEUE = 'end_abandoned_live_sessions';
 
 /**
+ * The cluster-wide schedule that purges customers' payer portal sessions past their lifetime or their case's
+ * dealings with the payer (docs/decisions/0044-customer-sessions-shared-by-workers.md).
+ */
+export const PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE = 'purge_customer_portal_sessions';
+
+/**
  * Webhook deliveries (docs/decisions/0031-events-and-webhooks.md). A failed send is rescheduled with its own
  * backoff, by a new job holding the delivery's new attempt token
  * (docs/decisions/0037-webhook-versions-attempts-and-request-schemas.md); pg-boss's retries only cover a
@@ -122,6 +128,14 @@ export function jobQueueDefinitions(): Queue[] {
       policy: 'singleton',
       retryLimit: 0,
       expireInSeconds: 60,
+      heartbeatSeconds: 10,
+      deleteAfterSeconds: DAY_SECONDS,
+    },
+    {
+      name: PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE,
+      policy: 'singleton',
+      retryLimit: 0,
+      expireInSeconds: 10 * 60,
       heartbeatSeconds: 10,
       deleteAfterSeconds: DAY_SECONDS,
     },
