@@ -21,6 +21,7 @@ import { idempotencyKey } from '../http/preconditions';
 import { pathParam, scopeOf } from '../http/request-context';
 import { requiredVersion, runCommand, type CommandRoute } from '../http/route-table';
 import { assertEmptyBody, validateAll, validateInput } from '../http/validation';
+import { patchAnswersCommand } from './patch-answers.command';
 import type { TransactionBound } from '../http/transaction-bound';
 import { TOKENS } from '../tokens';
 import type { ReadAuditRecorder } from '../audit/read-audit.recorder';
@@ -31,13 +32,10 @@ import {
   CreateAuthorizationRequest,
   LegacyCreateAuthorizationRequest,
   ListAuthorizationsQuery,
-  PatchAnswersRequest,
   createAuthorizationIssues,
   finalSubmissionPolicyOf,
   knownServiceCodeSystem,
-  patchAnswersIssues,
   toCreateCommand,
-  toResponseItems,
 } from './authorization.request';
 import { AUTHORIZATION_OPERATIONS } from './authorization.openapi';
 
@@ -179,24 +177,12 @@ export class AuthorizationController {
   }
 
   async patchAnswers(req: Request, res: Response): Promise<void> {
-    const scope = scopeOf(req);
-    const authorizationId = pathParam(req, 'authorizationId');
-    await this.versionedCommand(
+    const { route, work } = patchAnswersCommand(
       req,
-      res,
-      {
-        operation: 'authorizations.patch_answers',
-        preconditions: AUTHORIZATION_OPERATIONS.patchAnswers,
-        params: { authorizationId },
-        body: () => validateInput(PatchAnswersRequest, req.body, 'body', patchAnswersIssues),
-      },
-      (useCases, body, expectedVersion) =>
-        useCases.patchAnswers.execute(scope, {
-          authorizationId,
-          expectedVersion,
-          items: toResponseItems(body.questionnaireResponse),
-        }),
+      'authorizations.patch_answers',
+      AUTHORIZATION_OPERATIONS.patchAnswers,
     );
+    await this.versionedCommand(req, res, route, work);
   }
 
   async attachFile(req: Request, res: Response): Promise<void> {

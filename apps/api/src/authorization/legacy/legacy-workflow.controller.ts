@@ -17,7 +17,7 @@ import type { TransactionBound } from '../../http/transaction-bound';
 import { TOKENS } from '../../tokens';
 import { etagOf } from '@prior-auth/presentation';
 import { AUTHORIZATION_OPERATIONS } from '../authorization.openapi';
-import { PatchAnswersRequest, patchAnswersIssues, toResponseItems } from '../authorization.request';
+import { patchAnswersCommand } from '../patch-answers.command';
 import { ResolveActionRequest } from './legacy-workflow.request';
 import { presentLegacyWorkflow } from './legacy-workflow.presenter';
 
@@ -44,24 +44,12 @@ export class LegacyWorkflowController {
   ) {}
 
   async update(req: Request, res: Response): Promise<void> {
-    const scope = scopeOf(req);
-    const authorizationId = pathParam(req, 'authorizationId');
-    await this.command(
+    const { route, work } = patchAnswersCommand(
       req,
-      res,
-      {
-        operation: 'authorizations.update',
-        preconditions: AUTHORIZATION_OPERATIONS.updateLegacy,
-        params: { authorizationId },
-        body: () => validateInput(PatchAnswersRequest, req.body, 'body', patchAnswersIssues),
-      },
-      (useCases, body, expectedVersion) =>
-        useCases.patchAnswers.execute(scope, {
-          authorizationId,
-          expectedVersion,
-          items: toResponseItems(body.questionnaireResponse),
-        }),
+      'authorizations.update',
+      AUTHORIZATION_OPERATIONS.updateLegacy,
     );
+    await this.command(req, res, route, work);
   }
 
   async resolveAction(req: Request, res: Response): Promise<void> {
