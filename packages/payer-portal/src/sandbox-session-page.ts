@@ -6,7 +6,7 @@ import {
   type RuntimeSessionLedger,
   type RuntimeSessionRecord,
 } from '@prior-auth/domain';
-import { type TokenSigner } from '@prior-auth/platform';
+import { escapeHtml, type TokenSigner } from '@prior-auth/platform';
 import { SANDBOX_RUNTIME_PROVIDER } from './sandbox-runtime-sessions';
 import { verifySandboxSessionToken } from './sandbox-session-token';
 
@@ -246,18 +246,6 @@ async function readSmallBody(req: IncomingMessage): Promise<boolean> {
 }
 
 const readableTime = (date: Date): string => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-
-const HTML_ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
-}
 
 /**
  * The reference number the sandbox session page shows for the request an operator submits there by hand for

@@ -11,3 +11,4 @@ export * from './credentials-cipher';
 export * from './webhook-secret-vault';
 export * from './dns-host-resolver';
 export * from './tracing';
+export { escapeHtml } from './html';

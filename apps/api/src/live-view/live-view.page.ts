@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LIVE_INPUT_KEYS } from '@prior-auth/payer-portal';
+import { escapeHtml } from '@prior-auth/platform';
 
 const STYLE = [
   ':root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5;color:#1b1f24;background:#f6f7f9}',
@@ -139,16 +140,4 @@ export function liveViewPage(session: {
     '</html>',
     '',
   ].join('\n');
-}
-
-const HTML_ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
 }
