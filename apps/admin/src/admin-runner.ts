@@ -1,5 +1,10 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createBlobStore, type BlobStorage } from '@prior-auth/blob-storage';
 import {
   bootstrapDatabase,
+  PostgresReplaySegments,
   isDatabaseUnavailable,
   startJobBoss,
   TypeOrmOrganizationDirectory,
@@ -12,6 +17,7 @@ import {
   dataDir,
   isProvisioningError,
   loadConfig,
+  publicBaseUrl,
 } from '@prior-auth/platform';
 import { CommanderError } from 'commander';
 import { buildCli, type CliIo } from './cli';
@@ -30,6 +36,7 @@ export async function runAdmin(
 ): Promise<number> {
   let database: BootstrappedDatabase | undefined;
   let jobBoss: JobBoss | undefined;
+  let blobStorage: BlobStorage | undefined;
   try {
     const config = loadConfig(env);
     // Opened lazily so `--help` and argument errors need no database.
@@ -61,7 +68,20 @@ export async function runAdmin(
           })),
       };
     };
-    await buildCli(directory, io, catalog, portal, queue).parseAsync([...argv]);
+    // Replays' frames are in the blob store the workers write (decision 0045). The CLI hands out no URL, so
+    // without a configured secret a random one is as good as any.
+    const replay = async () => {
+      blobStorage ??= createBlobStore(
+        config.BLOB_STORAGE_URL ?? pathToFileURL(join(dataDir(env), 'blobs')).href,
+        {
+          publicBaseUrl: publicBaseUrl(config),
+          signingSecret: config.SIGNING_SECRET ?? randomBytes(32).toString('hex'),
+        },
+      );
+      const { dataSource } = await open();
+      return { dataSource, segments: new PostgresReplaySegments(dataSource, blobStorage.store) };
+    };
+    await buildCli(directory, io, catalog, portal, queue, replay).parseAsync([...argv]);
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
@@ -77,6 +97,7 @@ export async function runAdmin(
     return 1;
   } finally {
     await jobBoss?.stop({ graceful: false }).catch(() => undefined);
+    await blobStorage?.close().catch(() => undefined);
     await database?.close().catch(() => undefined);
   }
 }

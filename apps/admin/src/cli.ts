@@ -15,6 +15,7 @@ import { addAuditCommands } from './audit-commands';
 import { addCatalogCommands, type CatalogDatabase } from './catalog-commands';
 import { addPortalCommands, type PortalDatabase } from './portal-commands';
 import { addQueueCommands, type QueueDatabase } from './queue-commands';
+import { addReplayCommands, type ReplayDatabase } from './replay-commands';
 
 export interface CliIo {
   out(text: string): void;
@@ -65,6 +66,7 @@ export function buildCli(
   catalogDatabase?: () => Promise<CatalogDatabase>,
   portalDatabase?: () => Promise<PortalDatabase>,
   queueDatabase?: () => Promise<QueueDatabase>,
+  replayDatabase?: () => Promise<ReplayDatabase>,
 ): Command {
   const program = new Command('admin')
     .description(
@@ -261,5 +263,6 @@ export function buildCli(
   if (catalogDatabase) addAuditCommands(program, catalogDatabase, io);
   if (portalDatabase) addPortalCommands(program, portalDatabase, io);
   if (queueDatabase) addQueueCommands(program, queueDatabase, io);
+  if (replayDatabase) addReplayCommands(program, replayDatabase, io);
   return program;
 }

@@ -1,5 +1,12 @@
 import type { AppConfig, Logger } from '@prior-auth/platform';
-import express, { type Express } from 'express';
+import express, {
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from 'express';
 import helmet from 'helmet';
 import type { Container } from 'inversify';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator';
@@ -40,6 +47,24 @@ import { AUTHENTICATED_DOCUMENT_RESOURCE, docsRouter } from './openapi/docs.rout
 import { openApiDocument } from './openapi/openapi.document';
 import { TOKENS } from './tokens';
 
+/**
+ * Runs `routes` only for requests outside /v1 (none of their paths is under it). The router's stack stays
+ * visible on the handler, as on a mounted router, for code that lists the routes served.
+ */
+const outsideV1 = (routes: Router): RequestHandler =>
+  Object.assign(
+    (req: Request, res: Response, next: NextFunction) => {
+      const path = req.path;
+      const underV1 =
+        path.length >= 3 &&
+        path.slice(0, 3).toLowerCase() === '/v1' &&
+        (path.length === 3 || path[3] === '/');
+      if (underV1) next();
+      else routes(req, res, next);
+    },
+    { stack: routes.stack },
+  );
+
 /** The Express application for one container; tests drive it with supertest, `main` with a real server. */
 export function createApp(container: Container): Express {
   const config = container.get<AppConfig>(TOKENS.Config);
@@ -65,22 +90,28 @@ export function createApp(container: Container): Express {
   app.use(corsMiddleware(config.CORS_ALLOWED_ORIGINS));
   // NUL bytes or invalid UTF-8 in the path or query: refused before any route reads the database.
   app.use(wellFormedRequestTarget);
+  // The routes outside /v1 come in two groups that a /v1 request skips at once instead of being matched
+  // against each of their routes (docs/performance.md).
+  const capabilities = express.Router();
   // Raw file bytes (filesystem blob store): no API key, and before the JSON-only check and the body parser.
-  app.use(blobRouter(container.get(TOKENS.BlobStorage), logger));
+  capabilities.use(blobRouter(container.get(TOKENS.BlobStorage), logger));
   // Access-grant URLs and the sandbox payer's session page they lead to: capabilities, no API key. The page
   // takes an HTML form post, so it is mounted before the JSON-only check too.
-  app.use(grantRouter(container.get(TOKENS.AccessGrantGate)));
-  app.use(sandboxPortalRouter(container.get(TOKENS.SandboxSessionPage)));
+  capabilities.use(grantRouter(container.get(TOKENS.AccessGrantGate)));
+  capabilities.use(sandboxPortalRouter(container.get(TOKENS.SandboxSessionPage)));
   // The live view of a worker's browser session (decision 0033): a capability too; input to it is refused.
-  app.use(liveViewRouter(container.get(TOKENS.LiveView)));
+  capabilities.use(liveViewRouter(container.get(TOKENS.LiveView)));
+  app.use(outsideV1(capabilities));
   app.use(jsonBodiesOnly);
   app.use(express.json({ limit: config.REQUEST_BODY_LIMIT_BYTES, type: () => true, strict: true }));
 
-  addRoutes(app, HEALTH_RESOURCE.routes, { health: container.get(HealthController), outage });
+  const root = express.Router();
+  addRoutes(root, HEALTH_RESOURCE.routes, { health: container.get(HealthController), outage });
   // Prometheus scrapes, outside /v1 and without a key (docs/decisions/0034-operability.md).
-  app.route('/metrics').get(metrics.handler).all(methodNotAllowed);
+  root.route('/metrics').get(metrics.handler).all(methodNotAllowed);
   // The OpenAPI document (public copy) and its reference page; /docs gets its own CSP.
-  app.use(docsRouter(openApiDocument));
+  root.use(docsRouter(openApiDocument));
+  app.use(outsideV1(root));
 
   const v1 = express.Router();
   const rateLimits = container.get<ApiRateLimits>(TOKENS.RateLimits);

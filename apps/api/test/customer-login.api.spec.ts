@@ -1,17 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { SANDBOX_PAYER_DEMO_ACCOUNT, ScreencastLiveSessions, totpCode } from '@prior-auth/payer-portal';
-import {
-  PostgresCustomerPortalSessions,
-  PostgresLiveSessionFrames,
-  PostgresLiveSessionInputs,
-  TypeOrmRuntimeSessionLedger,
-} from '@prior-auth/persistence-postgres';
-import { CredentialsCipher, parseCredentialsKeys, RandomIdGenerator } from '@prior-auth/platform';
-import { BASE, client, readyToConfirm, sandboxScope, type Client } from './authorization-helpers';
-import { payerWebsite, pipeline } from './pipeline-helpers';
-import { ApiProcess } from './support/api-process';
-import { type PayerWebsite } from './support/payer-website';
-import { createTestApp, type TestApp, type TestTenant } from './test-app';
+import { SANDBOX_PAYER_DEMO_ACCOUNT, totpCode } from '@prior-auth/payer-portal';
+import { PostgresCustomerPortalSessions } from '@prior-auth/persistence-postgres';
+import { CredentialsCipher, parseCredentialsKeys } from '@prior-auth/platform';
+import { readyToConfirm, sandboxScope } from './authorization-helpers';
+import { pipeline } from './pipeline-helpers';
+import { LiveViewFixture, typeThroughView } from './support/live-view-fixture';
 
 /*
  * `portalAuthMode: customer_login` on the real browser (decision 0039): the portal run stops at the payer's
@@ -23,76 +16,10 @@ import { createTestApp, type TestApp, type TestTenant } from './test-app';
  * sign-in.
  */
 
-let t: TestApp;
-let tenant: TestTenant;
-let c: Client;
-let api: ApiProcess;
-type BrowserContext = Awaited<ReturnType<PayerWebsite['newContext']>>;
-type Page = Awaited<ReturnType<BrowserContext['newPage']>>;
-let viewers: BrowserContext | null = null;
-let liveSessions: ScreencastLiveSessions | null = null;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  t = await createTestApp();
-  tenant = await t.createTenant();
-  c = client(t.app, tenant.keys.sandbox);
-  const env = { SIGNING_SECRET: t.config.SIGNING_SECRET! };
-  [api] = await Promise.all([ApiProcess.start(env), payerWebsite()]);
-}, 90_000);
-
-afterAll(async () => {
-  await viewers?.close().catch(() => undefined);
-  await Promise.all(contexts.map((context) => context.close().catch(() => undefined)));
-  await liveSessions?.close();
-  await api?.stop();
-  await t.close();
-});
-
-const call = (method: string, path: string, headers: Record<string, string> = {}, body?: object) =>
-  fetch(`${api.baseUrl}${path}`, {
-    method,
-    redirect: 'manual',
-    headers: {
-      Authorization: `Bearer ${tenant.keys.sandbox}`,
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-      ...headers,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-
-/**
- * Types `text` into the field at `selector` of the portal page through the view: a click where the field is
- * (read from the kept page, the test's stand-in for the customer's eyes), then the keys, each sent as input.
- */
-async function typeThroughView(view: Page, portalPage: Page, selector: string, text: string): Promise<void> {
-  const box = await portalPage.locator(selector).boundingBox();
-  const viewport = portalPage.viewportSize();
-  if (box === null || viewport === null) throw new Error(`${selector} is not shown`);
-  const screen = await view.locator('#screen').boundingBox();
-  if (screen === null) throw new Error('the view shows no picture');
-  const at = {
-    x: ((box.x + box.width / 2) / viewport.width) * screen.width,
-    y: ((box.y + box.height / 2) / viewport.height) * screen.height,
-  };
-  await view.locator('#screen').click({ position: at });
-  await portalPage.waitForFunction(
-    `document.activeElement?.matches(${JSON.stringify(selector)})`,
-    undefined,
-    {
-      timeout: 30_000,
-    },
-  );
-  await view.locator('#screen').press(text[0]!);
-  await view.keyboard.type(text.slice(1));
-  await portalPage.waitForFunction(
-    `document.querySelector(${JSON.stringify(selector)})?.value === ${JSON.stringify(text)}`,
-    undefined,
-    { timeout: 30_000 },
-  );
-}
+const fx = LiveViewFixture.register();
 
 it('stops at the payer sign-in, lets the customer sign in on the interactive view, then completes', async () => {
+  const { t, tenant, c } = fx;
   const { authorization } = await readyToConfirm(c, tenant, 'automatic', undefined, {
     portalAuthMode: 'customer_login',
   });
@@ -101,32 +28,19 @@ it('stops at the payer sign-in, lets the customer sign in on the interactive vie
     .confirm(authorization.id, `"${authorization.version}"`, { nextActionId: authorization.nextAction.id })
     .expect(200);
 
-  const site = await payerWebsite();
-  liveSessions = new ScreencastLiveSessions({
-    ledger: new TypeOrmRuntimeSessionLedger(t.dataSource),
-    frames: new PostgresLiveSessionFrames(t.dataSource),
-    inputs: new PostgresLiveSessionInputs(t.dataSource),
-    clock: { now: () => new Date() },
-    ids: new RandomIdGenerator(),
-    minFrameIntervalMs: 100,
-    watchCheckMs: 100,
-    holdMs: 120_000,
-  });
   // The credentials' key every worker is configured with; each worker builds its own store over it.
   const keys = parseCredentialsKeys(randomBytes(32).toString('base64'));
   if (typeof keys === 'string') throw new Error(keys);
   const cipher = new CredentialsCipher(keys);
-  const portal = site.portal({
+  const portal = fx.site.portal({
     idleSessionsPerAccount: 0,
-    liveSessions,
+    liveSessions: fx.liveSessions(),
     customerSessions: new PostgresCustomerPortalSessions(t.dataSource, cipher),
     // The service has no sign-in of its own for a customer_login case.
     credentials: async () => {
       throw new Error('customer_login asks for no stored credentials');
     },
-    configureContext: async (context) => {
-      contexts.push(context);
-    },
+    configureContext: fx.keepContext,
   });
   const steps = pipeline(t, undefined, portal);
   const scope = sandboxScope(tenant);
@@ -139,28 +53,11 @@ it('stops at the payer sign-in, lets the customer sign in on the interactive vie
   });
 
   // The run stopped at the payer's sign-in page and keeps it for the customer.
-  const kept = contexts.filter((context) => context.pages().length > 0);
-  expect(kept).toHaveLength(1);
-  const portalPage = kept[0]!.pages()[0]!;
+  const portalPage = fx.keptPage();
+  const keptContext = portalPage.context();
   await portalPage.locator('body[data-page="sign-in"]').waitFor();
 
-  const handoffs = `${BASE}/${authorization.id}/manual-handoffs`;
-  const created = await call('POST', handoffs, {
-    'Idempotency-Key': randomUUID(),
-    'If-Match': `"${waiting.body.version}"`,
-  });
-  expect(created.status).toBe(201);
-  const handoff = (await created.json()) as { manualHandoffId: string; version: number };
-  const granted = await call('POST', `${handoffs}/${handoff.manualHandoffId}/access-grants`, {
-    'Idempotency-Key': randomUUID(),
-  });
-  expect(granted.status).toBe(201);
-  const grant = (await granted.json()) as { url: string };
-
-  viewers = await site.newContext();
-  const view = await viewers.newPage();
-  await view.goto(`${api.baseUrl}${new URL(grant.url).pathname}`);
-  expect(await view.locator('body').getAttribute('data-access')).toBe('interactive');
+  const { handoffs, handoff, view } = await fx.openHandoffView(authorization.id, waiting.body.version);
   await view.locator('#page-label', { hasText: '/sign-in' }).waitFor({ timeout: 30_000 });
   const sessionId = (
     (await t.dataSource.query(
@@ -205,13 +102,13 @@ it('stops at the payer sign-in, lets the customer sign in on the interactive vie
     if (Date.now() > keptBy) throw new Error('the customer session was not kept');
     await portalPage.waitForTimeout(100);
   }
-  const values = (await kept[0]!.cookies()).map((cookie) => cookie.value).filter((value) => value !== '');
+  const values = (await keptContext.cookies()).map((cookie) => cookie.value).filter((value) => value !== '');
   expect(values.length).toBeGreaterThan(0);
   const [sealed] = await sessionRow();
   for (const value of values) expect(sealed!.json).not.toContain(value);
 
   // Signed in: the customer hands the case back; the kept page is let go and the pipeline goes on.
-  const completed = await call(
+  const completed = await fx.call(
     'POST',
     `${handoffs}/${handoff.manualHandoffId}/complete`,
     { 'Idempotency-Key': randomUUID(), 'If-Match': `"${handoff.version}"` },
@@ -232,7 +129,7 @@ it('stops at the payer sign-in, lets the customer sign in on the interactive vie
   const elsewhere = pipeline(
     t,
     undefined,
-    site.portal({
+    fx.site.portal({
       idleSessionsPerAccount: 0,
       customerSessions: new PostgresCustomerPortalSessions(t.dataSource, cipher),
       credentials: async () => {

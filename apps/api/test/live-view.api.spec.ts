@@ -1,12 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { ScreencastLiveSessions } from '@prior-auth/payer-portal';
-import { PostgresLiveSessionFrames, TypeOrmRuntimeSessionLedger } from '@prior-auth/persistence-postgres';
-import { RandomIdGenerator } from '@prior-auth/platform';
-import { BASE, client, readyToConfirm, sandboxScope, type Client } from './authorization-helpers';
-import { payerWebsite, pipeline } from './pipeline-helpers';
-import { ApiProcess } from './support/api-process';
-import { type PayerWebsite } from './support/payer-website';
-import { createTestApp, type TestApp, type TestTenant } from './test-app';
+import { BASE, readyToConfirm, sandboxScope } from './authorization-helpers';
+import { pipeline } from './pipeline-helpers';
+import { type ApiProcess } from './support/api-process';
+import { LiveViewFixture, postInputs, type Page } from './support/live-view-fixture';
 
 /*
  * The read-only live view of a portal run (decision 0033) across processes: the browser runs where the
@@ -14,41 +10,12 @@ import { createTestApp, type TestApp, type TestTenant } from './test-app';
  * opened on another, and both API processes show the frames the browser's owner publishes through PostgreSQL.
  */
 
-let t: TestApp;
-let tenant: TestTenant;
-let c: Client;
-let apiA: ApiProcess;
-let apiB: ApiProcess;
-type BrowserContext = Awaited<ReturnType<PayerWebsite['newContext']>>;
-type Page = Awaited<ReturnType<BrowserContext['newPage']>>;
-let viewers: BrowserContext | null = null;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  tenant = await t.createTenant();
-  c = client(t.app, tenant.keys.sandbox);
-  // The same secret as the in-process API: one deployment.
-  const env = { SIGNING_SECRET: t.config.SIGNING_SECRET! };
-  [apiA, apiB] = await Promise.all([ApiProcess.start(env), ApiProcess.start(env), payerWebsite()]);
-}, 90_000);
-
-afterAll(async () => {
-  await viewers?.close().catch(() => undefined);
-  await Promise.all([apiA?.stop(), apiB?.stop()]);
-  await t.close();
-});
-
-const call = (api: ApiProcess, method: string, path: string, headers: Record<string, string> = {}) =>
-  fetch(`${api.baseUrl}${path}`, {
-    method,
-    redirect: 'manual',
-    headers: { Authorization: `Bearer ${tenant.keys.sandbox}`, ...headers },
-  });
+const fx = LiveViewFixture.register({ apiProcesses: 2 });
 
 async function liveSessionOn(api: ApiProcess, authorizationId: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const response = await call(api, 'GET', `${BASE}/${authorizationId}/live-session`);
+    const response = await fx.call('GET', `${BASE}/${authorizationId}/live-session`, {}, undefined, api);
     const body = (await response.json()) as { available: boolean };
     if (body.available) return;
     if (Date.now() > deadline) throw new Error('no live session appeared');
@@ -56,16 +23,11 @@ async function liveSessionOn(api: ApiProcess, authorizationId: string): Promise<
   }
 }
 
-async function openView(url: string): Promise<Page> {
-  viewers ??= await (await payerWebsite()).newContext();
-  const page = await viewers.newPage();
-  await page.goto(url);
-  return page;
-}
-
 const label = (page: Page) => page.locator('#page-label').textContent();
 
 it('shows a portal run page by page on two API processes, then ends with the run; the grant is then refused', async () => {
+  const { t, tenant, c } = fx;
+  const [apiA, apiB] = fx.apis as [ApiProcess, ApiProcess];
   const { authorization } = await readyToConfirm(c, tenant, 'requires_confirmation');
   await c
     .confirm(authorization.id, `"${authorization.version}"`, { nextActionId: authorization.nextAction.id })
@@ -75,17 +37,9 @@ it('shows a portal run page by page on two API processes, then ends with the run
   let release!: () => void;
   const firstPageSeen = new Promise<void>((done) => (release = done));
   let navigations = 0;
-  const site = await payerWebsite();
-  const portal = site.portal({
+  const portal = fx.site.portal({
     idleSessionsPerAccount: 0,
-    liveSessions: new ScreencastLiveSessions({
-      ledger: new TypeOrmRuntimeSessionLedger(t.dataSource),
-      frames: new PostgresLiveSessionFrames(t.dataSource),
-      clock: { now: () => new Date() },
-      ids: new RandomIdGenerator(),
-      minFrameIntervalMs: 100,
-      watchCheckMs: 100,
-    }),
+    liveSessions: fx.liveSessions({ inputs: false }),
     configureContext: async (context) => {
       await context.route('**/*', async (route) => {
         if (route.request().isNavigationRequest()) {
@@ -99,17 +53,21 @@ it('shows a portal run page by page on two API processes, then ends with the run
   const processing = pipeline(t, undefined, portal).process(sandboxScope(tenant), authorization.id);
   try {
     await liveSessionOn(apiA, authorization.id);
-    const created = await call(apiA, 'POST', `${BASE}/${authorization.id}/live-session/access-grants`, {
-      'Idempotency-Key': randomUUID(),
-    });
+    const created = await fx.call(
+      'POST',
+      `${BASE}/${authorization.id}/live-session/access-grants`,
+      { 'Idempotency-Key': randomUUID() },
+      undefined,
+      apiA,
+    );
     expect(created.status).toBe(201);
     const grant = (await created.json()) as { id: string; url: string; access: string };
     expect(grant.access).toBe('read_only');
     const grantPath = new URL(grant.url).pathname;
 
     // Opened on the other API process, and on the first one too: each leads to its own live view.
-    const onB = await openView(`${apiB.baseUrl}${grantPath}`);
-    const onA = await openView(`${apiA.baseUrl}${grantPath}`);
+    const onB = await fx.openView(`${apiB.baseUrl}${grantPath}`);
+    const onA = await fx.openView(`${apiA.baseUrl}${grantPath}`);
     expect(onB.url()).toMatch(new RegExp(`^${apiB.baseUrl}/live-sessions/`));
     expect(onA.url()).toMatch(new RegExp(`^${apiA.baseUrl}/live-sessions/`));
     for (const view of [onA, onB]) {
@@ -131,21 +89,23 @@ it('shows a portal run page by page on two API processes, then ends with the run
     await processing;
 
     // The session has ended: the grant, the view and its stream are refused with the grant errors.
-    const reopened = await call(apiB, 'GET', grantPath);
+    const reopened = await fx.call('GET', grantPath, {}, undefined, apiB);
     expect(reopened.status).toBe(409);
     expect(((await reopened.json()) as { error: { code: string } }).error.code).toBe(
       'access_grant_subject_inactive',
     );
     const stream = await fetch(`${viewUrl}/stream`);
     expect(stream.status).toBe(409);
-    // Input to a read-only view is refused whatever the session's state.
-    const input = await fetch(`${viewUrl}/input`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ type: 'click', x: 10, y: 10 }),
-    });
-    expect(input.status).toBe(403);
-    expect(((await input.json()) as { error: { code: string } }).error.code).toBe('access_grant_invalid');
+    // Input of any kind to a read-only view is refused whatever the session's state.
+    const inputs = [
+      { type: 'click', x: 10, y: 10 },
+      { kind: 'scroll', x: 0.5, y: 0.5, deltaX: 0, deltaY: 100 },
+      { kind: 'pointer', phase: 'down', x: 0.5, y: 0.5 },
+      { kind: 'paste', text: 'pasted' },
+    ];
+    expect(await postInputs(viewUrl, inputs)).toEqual(
+      inputs.map(() => ({ status: 403, code: 'access_grant_invalid' })),
+    );
     const tampered = await fetch(`${viewUrl.slice(0, -2)}xx`);
     expect(tampered.status).toBe(403);
 
@@ -158,6 +118,7 @@ it('shows a portal run page by page on two API processes, then ends with the run
     // Two pages and their two streams.
     expect(outcomes.filter((o) => o === 'viewed').length).toBeGreaterThanOrEqual(4);
     expect(outcomes).toEqual(expect.arrayContaining(['input_refused', 'subject_inactive']));
+    expect(outcomes.filter((o) => o === 'input_refused').length).toBeGreaterThanOrEqual(4);
   } finally {
     release();
     await processing.catch(() => undefined);

@@ -12,6 +12,7 @@ async function main(): Promise<void> {
     host: config.HOST,
     port: config.PAYER_SANDBOX_PORT,
     decisionDelayMs: config.SANDBOX_DECISION_DELAY_SECONDS * 1000,
+    oneTimeCodes: config.PAYER_SANDBOX_ONE_TIME_CODES,
   });
   logger.info(
     { url: sandbox.url, demoUsername: DEMO_ACCOUNT.username },

@@ -18,6 +18,12 @@ export interface PayerSandboxOptions {
   sessionIdleMs?: number;
   /** Serves the sign-in page with renamed fields, as after a payer's redesign (tests of a changed page). */
   redesigned?: boolean;
+  /**
+   * `reusable` (the default): a one-time code signs a user in again within its step, so concurrent sign-ins of
+   * one account never queue for codes; `once`: only once, as a real portal's may, to exercise the automation's
+   * wait for the next code (docs/decisions/0043-page-scripts-load-nothing-mid-run.md).
+   */
+  oneTimeCodes?: 'once' | 'reusable';
   /** Accounts besides the demo and locked ones. */
   accounts?: SandboxAccount[];
   now?: () => Date;
@@ -49,6 +55,7 @@ export async function startPayerSandbox(options: PayerSandboxOptions): Promise<R
       portalDownResponses: options.portalDownResponses ?? 2,
       sessionIdleMs: options.sessionIdleMs ?? 30 * 60_000,
       redesigned: options.redesigned ?? false,
+      reusableCodes: options.oneTimeCodes !== 'once',
       now: options.now ?? (() => new Date()),
     }),
   );

@@ -15,6 +15,8 @@ export interface PortalRouteOptions {
   portalDownResponses: number;
   sessionIdleMs: number;
   redesigned: boolean;
+  /** Lets a one-time code sign its user in more than once (test suites; the default refuses). */
+  reusableCodes: boolean;
   now: () => Date;
 }
 
@@ -128,17 +130,32 @@ export function portalRoutes(options: PortalRouteOptions): Router {
     const code = field(req.body, 'code');
     const account = await store.account(sessionOf(req).username);
     // One period either side: the code of the previous or next 30 s still counts, as most portals allow.
-    const valid =
-      account !== null &&
-      /^\d{6}$/.test(code) &&
-      verifySync({ secret: account.totpSecret, token: code, epochTolerance: 30 }).valid;
-    if (!valid) {
+    const epoch = Math.floor(Date.now() / 1000);
+    const checked =
+      account !== null && /^\d{6}$/.test(code)
+        ? verifySync({ secret: account.totpSecret, token: code, epoch, epochTolerance: 30 })
+        : null;
+    if (checked === null || !checked.valid) {
       return html(
         res,
         401,
         views.verifyPage({
           code: 'invalid-code',
           message: 'The code you entered is incorrect or has expired.',
+        }),
+      );
+    }
+    // A code signs in once, per user, as a real portal's does (docs/decisions/0043-page-scripts-load-nothing-mid-run.md).
+    if (
+      !options.reusableCodes &&
+      !(await store.useCode(sessionOf(req).username, Math.floor(epoch / 30) + checked.delta))
+    ) {
+      return html(
+        res,
+        401,
+        views.verifyPage({
+          code: 'code-used',
+          message: 'This code has already been used. Enter the next code your authenticator shows.',
         }),
       );
     }

@@ -89,6 +89,11 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.requests (
   received_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS requests_external_key_idx ON ${SCHEMA}.requests (external_key);
+CREATE TABLE IF NOT EXISTS ${SCHEMA}.used_codes (
+  username text NOT NULL,
+  time_step bigint NOT NULL,
+  PRIMARY KEY (username, time_step)
+);
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.fault_counters (
   external_key text NOT NULL,
   fault text NOT NULL,
@@ -143,6 +148,22 @@ export class SandboxStore {
 
   passwordMatches(stored: string, password: string): boolean {
     return stored === sha256(password);
+  }
+
+  /**
+   * Spends the user's one-time code of a time step: true the first time, false when that code was already used
+   * (RFC 6238 section 5.2). Steps older than the accepted window are forgotten on the way.
+   */
+  async useCode(username: string, timeStep: number): Promise<boolean> {
+    await this.pool.query(`DELETE FROM ${SCHEMA}.used_codes WHERE username = $1 AND time_step < $2`, [
+      username,
+      timeStep - 2,
+    ]);
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO ${SCHEMA}.used_codes (username, time_step) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+      [username, timeStep],
+    );
+    return rowCount === 1;
   }
 
   async createSession(username: string): Promise<string> {

@@ -1,13 +1,21 @@
+import { randomUUID } from 'node:crypto';
 import { generateSync } from 'otplib';
 import request from 'supertest';
-import { DEMO_ACCOUNT, LOCKED_ACCOUNT, type RunningPayerSandbox } from '../src';
+import { DEMO_ACCOUNT, LOCKED_ACCOUNT, type RunningPayerSandbox, type SandboxAccount } from '../src';
 import { PDF_BYTES, startTestSandbox } from './support/portal-harness';
 
 // The website's own behaviour over plain HTTP: sign-in, validation messages, uploads, status pages.
 let sandbox: RunningPayerSandbox;
+// The website takes each one-time code once per user: every full sign-in here is a user of its own.
+const accounts: SandboxAccount[] = Array.from({ length: 4 }, () => ({
+  ...DEMO_ACCOUNT,
+  username: `site.${randomUUID()}`,
+}));
+let nextAccount = 0;
+const ownAccount = (): SandboxAccount => accounts[nextAccount++]!;
 
 beforeAll(async () => {
-  sandbox = await startTestSandbox();
+  sandbox = await startTestSandbox({ accounts });
 });
 
 afterAll(async () => {
@@ -20,15 +28,16 @@ const cookieOf = (response: request.Response) =>
 /** A fully signed-in agent with a provider chosen and a member found, ready to start a request. */
 async function signedIn(memberId = 'SBX-APPROVED'): Promise<{ agent: ReturnType<typeof request.agent> }> {
   const agent = request.agent(sandbox.url);
+  const account = ownAccount();
   await agent
     .post('/sign-in')
     .type('form')
-    .send({ username: DEMO_ACCOUNT.username, password: DEMO_ACCOUNT.password })
+    .send({ username: account.username, password: account.password })
     .expect(303);
   await agent
     .post('/sign-in/verify')
     .type('form')
-    .send({ code: generateSync({ secret: DEMO_ACCOUNT.totpSecret }) })
+    .send({ code: generateSync({ secret: account.totpSecret }) })
     .expect(303);
   await agent.post('/providers').type('form').send({ npi: '1234567893' }).expect(303);
   await agent.post('/members').type('form').send({ memberId, birthDate: '1970-05-01' }).expect(303);
@@ -78,14 +87,16 @@ describe('the simulated payer website', () => {
 
   it('member lookup validates its fields and shows an unknown member as an error page', async () => {
     const agent = request.agent(sandbox.url);
+    const account = ownAccount();
     await agent
       .post('/sign-in')
       .type('form')
-      .send({ username: DEMO_ACCOUNT.username, password: DEMO_ACCOUNT.password });
+      .send({ username: account.username, password: account.password });
     await agent
       .post('/sign-in/verify')
       .type('form')
-      .send({ code: generateSync({ secret: DEMO_ACCOUNT.totpSecret }) });
+      .send({ code: generateSync({ secret: account.totpSecret }) })
+      .expect(303);
     expect((await agent.post('/providers').type('form').send({ npi: '12345' })).status).toBe(422);
     await agent.post('/providers').type('form').send({ npi: '1234567893' }).expect(303);
     const invalid = await agent.post('/members').type('form').send({ memberId: '', birthDate: '2999-01-01' });

@@ -1,4 +1,3 @@
-import { createHash, randomUUID } from 'node:crypto';
 import { SandboxPayerSitePage, type PortalCredentials } from '@prior-auth/payer-portal';
 import { Client } from 'pg';
 import {
@@ -7,6 +6,7 @@ import {
   portalFor,
   useSandboxAndBrowser,
   uniqueKey,
+  createOwnAccount,
 } from './support/portal-harness';
 
 /*
@@ -24,23 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => db?.end());
 
-/** An account of its own, so that ending its sessions touches no other test's runs. */
-async function ownAccount(): Promise<PortalCredentials> {
-  const account = {
-    username: `reuse.${randomUUID()}`,
-    password: 'Sandbox-Portal-2026!',
-    totpSecret: 'KRSXG5CTMVRXEZLUKN2XAZLSONQW4ZDC',
-  };
-  await db.query(
-    'INSERT INTO payer_sandbox.accounts (username, password_sha256, totp_secret, locked) VALUES ($1, $2, $3, false)',
-    [
-      account.username,
-      createHash('sha256').update(account.password, 'utf8').digest('hex'),
-      account.totpSecret,
-    ],
-  );
-  return account;
-}
+const ownAccount = (): Promise<PortalCredentials> => createOwnAccount(db, 'reuse');
 
 /** The page script with its sign-ins counted. */
 function countingSite(url: string): { site: SandboxPayerSitePage; signIns: () => number } {

@@ -10,6 +10,7 @@ import {
   type HostResolver,
   type PayerPortal,
   type PipelineSettings,
+  type ReplaySegments,
   type RuntimeSessions,
 } from '@prior-auth/domain';
 import {
@@ -60,6 +61,8 @@ export interface SandboxPortalOptions {
   liveSessions?: LiveRunSessions;
   /** Customers' portal sessions shared by every worker (decision 0044); this process's memory when absent. */
   customerSessions?: CustomerPortalSessions;
+  /** The link a `customer_login` review carries while the sign-in is held (decision 0046); none when absent. */
+  liveViewUrl?: PlaywrightPayerPortalOptions['liveViewUrl'];
 }
 
 /**
@@ -78,6 +81,7 @@ export function createSandboxPayerPortal(options: SandboxPortalOptions): PayerPo
     ...(options.runTimeoutMs === undefined ? {} : { runTimeoutMs: options.runTimeoutMs }),
     ...(options.liveSessions === undefined ? {} : { liveSessions: options.liveSessions }),
     ...(options.customerSessions === undefined ? {} : { customerSessions: options.customerSessions }),
+    ...(options.liveViewUrl === undefined ? {} : { liveViewUrl: options.liveViewUrl }),
   });
 }
 
@@ -126,6 +130,8 @@ export interface WorkerCompositionOptions {
   onJobSettled?: (settled: SettledJob) => void;
   /** Customers' portal sessions the portals share (decision 0044): purged on PURGE_CRON when given. */
   customerSessions?: CustomerPortalSessions;
+  /** Portal run replay segments (decision 0045): the expired ones purged on PURGE_CRON when given. */
+  replaySegments?: ReplaySegments;
 }
 
 /**

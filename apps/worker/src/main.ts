@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createBlobStore } from '@prior-auth/blob-storage';
 import { type BlobStore, type PayerPortal, type PortalCaseAttachment } from '@prior-auth/domain';
-import { ChromiumBrowser, ScreencastLiveSessions } from '@prior-auth/payer-portal';
+import { ChromiumBrowser, ReplayRecorder, ScreencastLiveSessions } from '@prior-auth/payer-portal';
 import {
   bootstrapDatabase,
   PostgresCustomerPortalSessions,
   PostgresLiveSessionFrames,
   PostgresLiveSessionInputs,
+  PostgresReplaySegments,
   startJobBoss,
   TypeOrmRuntimeSessionLedger,
 } from '@prior-auth/persistence-postgres';
@@ -26,6 +27,7 @@ import {
   publicBaseUrl,
   RandomIdGenerator,
 } from '@prior-auth/platform';
+import { liveSessionReadUrl } from '@prior-auth/presentation';
 import { createSandboxPayerPortal, createWorker, sandboxPipelineSettings } from './composition';
 import { meteredPayerPortal } from './operations/metered-payer-portal';
 import { startWorkerHttpServer } from './operations/worker-http-server';
@@ -85,6 +87,8 @@ async function main(): Promise<void> {
   const clock = { now: () => new Date() };
   const ids = new RandomIdGenerator();
   const runtimeSessionLedger = new TypeOrmRuntimeSessionLedger(database.dataSource);
+  // Every portal run keeps a replay for 30 days, its frames in the blob store (decision 0045).
+  const replaySegments = new PostgresReplaySegments(database.dataSource, blobStorage.store);
   // Every portal run is a live session any API process can show (decision 0033).
   const liveSessions = new ScreencastLiveSessions({
     ledger: runtimeSessionLedger,
@@ -93,6 +97,13 @@ async function main(): Promise<void> {
     inputs: new PostgresLiveSessionInputs(database.dataSource),
     clock,
     ids,
+    replays: new ReplayRecorder({
+      segments: replaySegments,
+      clock,
+      onError: (error) => {
+        if (!closing) logger.warn({ err: error }, "a portal run's replay segment could not be kept");
+      },
+    }),
     onError: (error) => {
       if (!closing) logger.warn({ err: error }, 'a portal run could not be shown live');
     },
@@ -101,9 +112,18 @@ async function main(): Promise<void> {
   // Customers' portal sessions, sealed with the credentials' key, serve every worker (decision 0044).
   const customerSessions =
     cipher === null ? undefined : new PostgresCustomerPortalSessions(database.dataSource, cipher);
+  // A customer_login review links to the case's live-session read on the API (decision 0046).
+  const liveViewUrl = (authorizationId: string) => liveSessionReadUrl(publicBaseUrl(config), authorizationId);
   const metrics = createWorkerMetrics(database.dataSource);
   const sandbox: PayerPortal = meteredPayerPortal(
-    createSandboxPayerPortal({ browser, siteUrl, readAttachment, liveSessions, customerSessions }),
+    createSandboxPayerPortal({
+      browser,
+      siteUrl,
+      readAttachment,
+      liveSessions,
+      customerSessions,
+      liveViewUrl,
+    }),
     'sandbox',
     metrics.portalRuns,
   );
@@ -115,6 +135,7 @@ async function main(): Promise<void> {
       readAttachment,
       liveSessions,
       customerSessions,
+      liveViewUrl,
     }),
     'production',
     metrics.portalRuns,
@@ -140,6 +161,7 @@ async function main(): Promise<void> {
     blobStore: blobStorage.store,
     signingSecret,
     customerSessions,
+    replaySegments,
     // Log lines are buffered (packages/platform/src/logger.ts): a settled job's lines go out with it.
     onJobSettled: () => logger.flush(),
   });

@@ -22,6 +22,8 @@ export interface ProductionPortalOptions {
   liveSessions?: LiveRunSessions;
   /** Customers' portal sessions shared by every worker (decision 0044). */
   customerSessions?: PlaywrightPayerPortalOptions['customerSessions'];
+  /** The link a `customer_login` review carries while the sign-in is held (decision 0046). */
+  liveViewUrl?: PlaywrightPayerPortalOptions['liveViewUrl'];
 }
 
 /**
@@ -61,5 +63,6 @@ export function createProductionPayerPortal(options: ProductionPortalOptions): P
     ...(options.runTimeoutMs === undefined ? {} : { runTimeoutMs: options.runTimeoutMs }),
     ...(options.liveSessions === undefined ? {} : { liveSessions: options.liveSessions }),
     ...(options.customerSessions === undefined ? {} : { customerSessions: options.customerSessions }),
+    ...(options.liveViewUrl === undefined ? {} : { liveViewUrl: options.liveViewUrl }),
   });
 }

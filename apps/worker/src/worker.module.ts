@@ -16,6 +16,7 @@ import {
   END_ABANDONED_LIVE_SESSIONS_QUEUE,
   PostgresEventRetention,
   PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE,
+  PURGE_REPLAY_SEGMENTS_QUEUE,
   PURGE_EVENTS_QUEUE,
   PURGE_IDEMPOTENCY_QUEUE,
   type JobBoss,
@@ -29,6 +30,12 @@ import { type QueueConsumer, type ScheduledTask, Worker } from './worker';
 import type { WorkerCompositionOptions } from './composition';
 
 /** Inversify identifiers of what the worker's own module binds. */
+
+/** A store whose rows expire, purged on the worker's schedule. */
+interface ExpiringStore {
+  purgeExpired(now: Date): Promise<unknown>;
+}
+
 export const WORKER_TOKENS = {
   RuntimeSessions: Symbol.for('WorkerRuntimeSessions'),
   JobHandlers: Symbol.for('WorkerJobHandlers'),
@@ -110,27 +117,21 @@ export function workerModule(options: WorkerCompositionOptions): ContainerModule
         const clock = context.get<Clock>(ADAPTER_TOKENS.Clock);
         const tasks: ScheduledTask[] = [];
         if (options.purge ?? true) {
-          const idempotency = context.get<PostgresIdempotencyStore>(ADAPTER_TOKENS.IdempotencyStore);
-          tasks.push({
-            queue: PURGE_IDEMPOTENCY_QUEUE,
-            cron: PURGE_CRON,
-            run: () => idempotency.purgeExpired(clock.now()),
-          });
-          // Events past their retention (docs/decisions/0031-events-and-webhooks.md), on the same schedule.
-          const events = new PostgresEventRetention(context.get<DataSource>(ADAPTER_TOKENS.DataSource));
-          tasks.push({
-            queue: PURGE_EVENTS_QUEUE,
-            cron: PURGE_CRON,
-            run: () => events.purgeExpired(clock.now()),
-          });
-          // Customers' portal sessions past their lifetime (decision 0044), when this process keeps them.
-          const customerSessions = options.customerSessions;
-          if (customerSessions !== undefined) {
-            tasks.push({
-              queue: PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE,
-              cron: PURGE_CRON,
-              run: () => customerSessions.purgeExpired(clock.now()),
-            });
+          // Everything past its retention, on one schedule, once per cluster: idempotency records, events
+          // (docs/decisions/0031-events-and-webhooks.md), customers' portal sessions (decision 0044) and portal
+          // run replays (decision 0045) when this process keeps them.
+          const purges: Array<[queue: ScheduledTask['queue'], store: ExpiringStore | undefined]> = [
+            [PURGE_IDEMPOTENCY_QUEUE, context.get<PostgresIdempotencyStore>(ADAPTER_TOKENS.IdempotencyStore)],
+            [
+              PURGE_EVENTS_QUEUE,
+              new PostgresEventRetention(context.get<DataSource>(ADAPTER_TOKENS.DataSource)),
+            ],
+            [PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE, options.customerSessions],
+            [PURGE_REPLAY_SEGMENTS_QUEUE, options.replaySegments],
+          ];
+          for (const [queue, store] of purges) {
+            if (store !== undefined)
+              tasks.push({ queue, cron: PURGE_CRON, run: () => store.purgeExpired(clock.now()) });
           }
         }
         const sweep = context.get<EndAbandonedLiveSessionsUseCase>(WORKER_TOKENS.EndAbandonedLiveSessions);

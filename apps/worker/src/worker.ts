@@ -8,6 +8,7 @@ import {
   END_ABANDONED_LIVE_SESSIONS_QUEUE,
   PURGE_EVENTS_QUEUE,
   PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE,
+  PURGE_REPLAY_SEGMENTS_QUEUE,
   type QueuedJobData,
 } from '@prior-auth/persistence-postgres';
 import { type JobResult as BossJobResult, type JobWithMetadata, type PgBoss } from 'pg-boss';
@@ -52,7 +53,8 @@ export interface ScheduledTask {
     | typeof PURGE_IDEMPOTENCY_QUEUE
     | typeof PURGE_EVENTS_QUEUE
     | typeof END_ABANDONED_LIVE_SESSIONS_QUEUE
-    | typeof PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE;
+    | typeof PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE
+    | typeof PURGE_REPLAY_SEGMENTS_QUEUE;
   /** Cron expression (UTC). */
   cron: string;
   run(now: Date): Promise<unknown>;

@@ -11,3 +11,5 @@ export * from './events/resource-event';
 export * from './webhooks';
 export * from './ports';
 export * from './use-cases';
+export * from './replay/replay-recording';
+export * from './replay/replay-keeping';

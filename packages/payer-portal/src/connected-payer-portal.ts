@@ -44,6 +44,8 @@ export interface ConnectedPayerPortalOptions {
   stepScreenshots?: boolean;
   /** Customers' sessions shared by the cluster's workers (decision 0044); this process's memory when absent. */
   customerSessions?: PlaywrightPayerPortalOptions['customerSessions'];
+  /** The link a `customer_login` review carries while the sign-in is held (decision 0046); none when absent. */
+  liveViewUrl?: PlaywrightPayerPortalOptions['liveViewUrl'];
 }
 
 /** Connections whose adapters (and kept sessions) a process holds at once; the oldest goes first. */
@@ -124,6 +126,7 @@ export class ConnectedPayerPortal implements PayerPortal {
       ...(this.options.customerSessions === undefined
         ? {}
         : { customerSessions: this.options.customerSessions }),
+      ...(this.options.liveViewUrl === undefined ? {} : { liveViewUrl: this.options.liveViewUrl }),
     });
     if (this.portals.size >= MAX_CONNECTIONS) this.portals.delete(this.portals.keys().next().value!);
     this.portals.set(key, portal);

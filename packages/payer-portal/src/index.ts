@@ -12,3 +12,4 @@ export * from './sites/page-scripts';
 export * from './connected-payer-portal';
 export * from './screencast-live-sessions';
 export * from './memory-customer-portal-sessions';
+export * from './replay-recorder';

@@ -1,9 +1,11 @@
 import {
+  CUSTOMER_PORTAL_SESSION_TTL_MS,
   PayerPortalError,
   type Answer,
   type CustomerPortalSessionKey,
   type CustomerPortalSessions,
   type DecisionPoll,
+  type DecisionPollFinding,
   type FoundSubmission,
   type PayerDecision,
   type PayerPortal,
@@ -69,6 +71,11 @@ export interface PlaywrightPayerPortalOptions {
   customerSessions?: CustomerPortalSessions;
   /** How long a customer's session is kept after its last use (default 4 h; every run that uses it renews it). */
   customerSessionTtlMs?: number;
+  /**
+   * The link a review of a `customer_login` case carries while the customer's sign-in is held: the case's
+   * live-session read (docs/decisions/0046-live-view-url-on-review.md). Reviews carry none when absent.
+   */
+  liveViewUrl?: (authorizationId: string) => string;
   /** Tests only: adjusts each fresh context (e.g. to break the network at a chosen moment). */
   configureContext?: (context: BrowserContext) => Promise<void>;
 }
@@ -92,7 +99,6 @@ interface Run {
 
 const DEFAULT_CHANNEL = 'payer_portal';
 const DEFAULT_IDLE_SESSIONS = 8;
-const DEFAULT_CUSTOMER_SESSION_TTL_MS = 4 * 60 * 60 * 1000;
 /** Distinct sign-ins whose idle sessions a process keeps at once. */
 const MAX_SIGN_INS_KEPT = 256;
 
@@ -211,8 +217,19 @@ export class PlaywrightPayerPortal implements PayerPortal {
         })),
       },
       warnings: [...(this.options.reviewWarnings ?? [])],
-      liveViewUrl: null,
+      liveViewUrl: await this.liveViewUrlOf(portalCase),
     };
+  }
+
+  /**
+   * A `customer_login` case's review links to its live session while the customer's sign-in is held (decision
+   * 0046): the run before this one renewed it. An automated case's sign-in is the service's own: none.
+   */
+  private async liveViewUrlOf(portalCase: PortalCase): Promise<string | null> {
+    const link = this.options.liveViewUrl;
+    if (link === undefined || portalCase.portalAuthMode !== 'customer_login') return null;
+    const held = await this.customerSessions.find(customerKey(portalCase), new Date()).catch(() => null);
+    return held === null ? null : link(portalCase.authorizationId);
   }
 
   async submit(portalCase: PortalCase, options: { idempotencyKey: string }): Promise<SubmitResult> {
@@ -289,7 +306,8 @@ export class PlaywrightPayerPortal implements PayerPortal {
         },
       );
     }
-    return this.run(portalCase, { screenshots: true }, async (run) => {
+    const poll = { screenshots: true, found: (result: DecisionPoll) => result.state };
+    return this.run(portalCase, poll, async (run) => {
       await run.signIn();
       const status = await this.options.site.readStatus(run.page, reference);
       if (!status) {
@@ -466,7 +484,11 @@ export class PlaywrightPayerPortal implements PayerPortal {
    */
   private async run<T>(
     portalCase: PortalCase,
-    settings: { screenshots: boolean },
+    settings: {
+      screenshots: boolean;
+      /** The run is a decision poll: what it found decides whether its replay is kept (decision 0045). */
+      found?: (result: T) => DecisionPollFinding;
+    },
     body: (run: Run) => Promise<T>,
   ): Promise<T> {
     let context: BrowserContext | null = null;
@@ -491,7 +513,8 @@ export class PlaywrightPayerPortal implements PayerPortal {
       await this.options.configureContext?.(context);
       const runPage = await context.newPage();
       page = runPage;
-      live = (await this.options.liveSessions?.begin(portalCase, runPage)) ?? null;
+      const kind = settings.found === undefined ? 'other' : 'decision_poll';
+      live = (await this.options.liveSessions?.begin(portalCase, runPage, kind)) ?? null;
       const evidence: PortalEvidence[] = [];
       const screenshots = settings.screenshots && (this.options.stepScreenshots ?? true);
       const site = this.options.site;
@@ -506,7 +529,8 @@ export class PlaywrightPayerPortal implements PayerPortal {
           // expires anyway, so the customer is not kept from signing in by it.
           if (kept) await this.customerSessions.forget(customerKey(portalCase)).catch(() => undefined);
           await site.openSignIn(runPage);
-          held = (await live?.hold()) ?? false;
+          // Nothing the customer types is recorded in the run's replay (decision 0045).
+          held = (await live?.hold('customer_sign_in')) ?? false;
           awaitingCustomer = held;
           throw new PayerPortalError(
             'customer_login_required',
@@ -526,7 +550,7 @@ export class PlaywrightPayerPortal implements PayerPortal {
           });
         },
         holdForOperator: async () => {
-          held = (await live?.hold()) ?? false;
+          held = (await live?.hold('manual_handoff')) ?? false;
         },
       };
       const deadline = new Promise<never>((_, reject) => {
@@ -542,6 +566,7 @@ export class PlaywrightPayerPortal implements PayerPortal {
         }, runTimeoutMs);
       });
       const result = await Promise.race([body(run), deadline]);
+      if (settings.found !== undefined) live?.found(settings.found(result));
       // A kept page's portal session is the operator's now: no other run may resume it.
       if (held) return result;
       if (account !== null) await this.keepSession(account, context);
@@ -623,7 +648,7 @@ export class PlaywrightPayerPortal implements PayerPortal {
     if (state === null || state.cookies.length === 0) return unchanged;
     const serialized = JSON.stringify(state);
     if (serialized === unchanged) return unchanged;
-    const ttlMs = this.options.customerSessionTtlMs ?? DEFAULT_CUSTOMER_SESSION_TTL_MS;
+    const ttlMs = this.options.customerSessionTtlMs ?? CUSTOMER_PORTAL_SESSION_TTL_MS;
     try {
       await this.customerSessions.keep(customerKey(portalCase), serialized, new Date(Date.now() + ttlMs));
       return serialized;

@@ -1,5 +1,6 @@
 import {
   type Clock,
+  type DecisionPollFinding,
   type IdGenerator,
   type LiveInput,
   type LiveSessionFrames,
@@ -7,10 +8,13 @@ import {
   LIVE_SESSION_HEARTBEAT_MS,
   MANUAL_HANDOFF_TTL_MS,
   type PortalCase,
+  type PortalRunKind,
+  type ReplayGapReason,
   type RuntimeSessionLedger,
   type TenantScope,
 } from '@prior-auth/domain';
 import { type CDPSession, type Page } from 'playwright-core';
+import { type RunReplays } from './replay-recorder';
 
 /** The `provider` of runtime sessions that are a portal run's own browser, shown through live frames. */
 export const BROWSER_RUNTIME_PROVIDER = 'browser';
@@ -21,17 +25,20 @@ export interface LiveRun {
   /**
    * Keeps the run's page for an operator after the run (the portal demands a human, decision 0038): false when
    * it cannot be kept (no input channel, or the mark could not be written), and the run then ends as usual.
+   * From this moment on the run's replay records nothing, only a gap marker with `reason` (decision 0045).
    */
-  hold(): Promise<boolean>;
+  hold(reason?: ReplayGapReason): Promise<boolean>;
   /** Resolves once a held session is released (its manual handoff closed) or its hold runs out. */
   whenReleased(): Promise<void>;
+  /** What the run, a decision poll, found: its replay is kept only when that matters (decision 0045). */
+  found(finding: DecisionPollFinding): void;
   end(): Promise<void>;
 }
 
 /** Makes each portal run's browser page a live session others can watch (PlaywrightPayerPortal's hook). */
 export interface LiveRunSessions {
   /** Never fails the run: a session that cannot be shown is reported and the run goes on unwatched. */
-  begin(portalCase: PortalCase, page: Page): Promise<LiveRun | null>;
+  begin(portalCase: PortalCase, page: Page, kind?: PortalRunKind): Promise<LiveRun | null>;
 }
 
 export interface ScreencastLiveSessionsOptions {
@@ -55,6 +62,8 @@ export interface ScreencastLiveSessionsOptions {
   inputs?: LiveSessionInputs;
   /** How often this process beats for its live sessions (default LIVE_SESSION_HEARTBEAT_MS, decision 0039). */
   heartbeatMs?: number;
+  /** Records every run's replay from its screencast, watched or not (decision 0045); none when absent. */
+  replays?: RunReplays;
   /** Told when a session cannot be started or a frame not published (the run itself is unaffected). */
   onError?: (error: unknown) => void;
 }
@@ -138,7 +147,7 @@ export class ScreencastLiveSessions implements LiveRunSessions {
     this.heartbeat.unref();
   }
 
-  async begin(portalCase: PortalCase, page: Page): Promise<LiveRun | null> {
+  async begin(portalCase: PortalCase, page: Page, kind: PortalRunKind = 'other'): Promise<LiveRun | null> {
     const { ledger, frames, clock, ids } = this.options;
     const sessionId = ids.newId('rs');
     const scope = { organizationId: portalCase.organizationId, environment: portalCase.environment };
@@ -159,6 +168,7 @@ export class ScreencastLiveSessions implements LiveRunSessions {
       return null;
     }
     this.own(sessionId);
+    const replay = this.options.replays?.start(portalCase, sessionId, kind) ?? null;
 
     const interval = this.options.minFrameIntervalMs ?? 250;
     let cdp: CDPSession | null = null;
@@ -219,30 +229,48 @@ export class ScreencastLiveSessions implements LiveRunSessions {
     const inputs = this.options.inputs;
     let taking = false;
     let takeAgain = false;
+    // Whether a drag's button is down on the page: a move without it is a plain hover.
+    let pressed = false;
     const dispatch = async (input: LiveInput) => {
-      if (input.kind === 'click') {
-        const size = shownSize ?? page.viewportSize();
-        if (size === null || cdp === null) return;
-        const at = { x: input.x * size.width, y: input.y * size.height };
-        await cdp.send('Input.dispatchMouseEvent', { type: 'mouseMoved', ...at });
-        await cdp.send('Input.dispatchMouseEvent', {
-          type: 'mousePressed',
-          ...at,
-          button: 'left',
-          buttons: 1,
-          clickCount: 1,
-        });
-        await cdp.send('Input.dispatchMouseEvent', {
-          type: 'mouseReleased',
-          ...at,
-          button: 'left',
-          buttons: 0,
-          clickCount: 1,
-        });
-      } else if (input.kind === 'key') {
+      if (input.kind === 'key') {
         if ((LIVE_INPUT_KEYS as readonly string[]).includes(input.key)) await page.keyboard.press(input.key);
-      } else if (cdp !== null) {
+        return;
+      }
+      if (cdp === null) return;
+      if (input.kind === 'text' || input.kind === 'paste') {
         await cdp.send('Input.insertText', { text: input.text });
+        return;
+      }
+      const size = shownSize ?? page.viewportSize();
+      if (size === null) return;
+      const at = { x: input.x * size.width, y: input.y * size.height };
+      const left = { button: 'left', clickCount: 1 } as const;
+      if (input.kind === 'scroll') {
+        await cdp.send('Input.dispatchMouseEvent', {
+          type: 'mouseWheel',
+          ...at,
+          deltaX: input.deltaX,
+          deltaY: input.deltaY,
+        });
+      } else if (input.kind === 'pointer') {
+        if (input.phase === 'down') {
+          await cdp.send('Input.dispatchMouseEvent', { type: 'mouseMoved', ...at });
+          await cdp.send('Input.dispatchMouseEvent', { type: 'mousePressed', ...at, ...left, buttons: 1 });
+          pressed = true;
+        } else if (input.phase === 'move') {
+          await cdp.send('Input.dispatchMouseEvent', {
+            type: 'mouseMoved',
+            ...at,
+            ...(pressed ? { button: 'left', buttons: 1 } : {}),
+          });
+        } else if (pressed) {
+          pressed = false;
+          await cdp.send('Input.dispatchMouseEvent', { type: 'mouseReleased', ...at, ...left, buttons: 0 });
+        }
+      } else {
+        await cdp.send('Input.dispatchMouseEvent', { type: 'mouseMoved', ...at });
+        await cdp.send('Input.dispatchMouseEvent', { type: 'mousePressed', ...at, ...left, buttons: 1 });
+        await cdp.send('Input.dispatchMouseEvent', { type: 'mouseReleased', ...at, ...left, buttons: 0 });
       }
     };
     const takeInput = async (): Promise<void> => {
@@ -282,6 +310,7 @@ export class ScreencastLiveSessions implements LiveRunSessions {
         const { deviceWidth, deviceHeight } = event.metadata ?? {};
         if (deviceWidth && deviceHeight) shownSize = { width: deviceWidth, height: deviceHeight };
         newest = { bytes: Buffer.from(event.data, 'base64'), page: shown };
+        replay?.frame(newest);
         if (watched) offer(newest);
       });
       await session.send('Page.startScreencast', SCREENCAST);
@@ -299,7 +328,9 @@ export class ScreencastLiveSessions implements LiveRunSessions {
     let heldUntil: Date | null = null;
     return {
       sessionId,
-      hold: async () => {
+      hold: async (reason: ReplayGapReason = 'manual_handoff') => {
+        // Before anything else: a person may act on the page as soon as it is held (decision 0045).
+        replay?.gap(reason);
         if (inputs === undefined || ended) return false;
         const until = new Date(clock.now().getTime() + (this.options.holdMs ?? MANUAL_HANDOFF_TTL_MS));
         try {
@@ -324,6 +355,7 @@ export class ScreencastLiveSessions implements LiveRunSessions {
           await new Promise((resume) => setTimeout(resume, every));
         }
       },
+      found: (finding) => replay?.found(finding),
       end: async () => {
         if (ended) return;
         clearInterval(poll);
@@ -336,6 +368,7 @@ export class ScreencastLiveSessions implements LiveRunSessions {
         await cdp?.send('Page.stopScreencast').catch(() => undefined);
         await cdp?.detach().catch(() => undefined);
         await publishing;
+        await replay?.end();
         try {
           await ledger.end(sessionId, clock.now());
           await frames.close(sessionId);

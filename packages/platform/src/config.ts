@@ -51,6 +51,8 @@ export const configSchema = z.object({
     .refine((value) => value.startsWith('/'), 'must be an absolute path')
     .optional(),
   PAYER_SANDBOX_PORT: integer(0, 65535).default('3100'),
+  // Whether the simulated payer website takes each one-time code once per user (decision 0043) or again.
+  PAYER_SANDBOX_ONE_TIME_CODES: z.enum(['once', 'reusable']).default('reusable'),
   // Where the worker's sandbox portal runs reach the simulated payer website; unset → payerSandboxUrl's default.
   PAYER_SANDBOX_URL: z.string().trim().url('must be an absolute http(s) URL').optional(),
   // Seals payer portal credentials at rest (decision 0021): comma-separated keys, the first seals.

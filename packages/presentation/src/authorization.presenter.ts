@@ -1,6 +1,8 @@
 import {
   presentQuestionnaire,
+  reviewLiveViewUrl,
   type Attachment,
+  type AuthorizationStatus,
   type Authorization,
   type NextAction,
   type Payer,
@@ -68,7 +70,7 @@ const presentNextAction = (action: NextAction) => ({
     : {}),
 });
 
-const presentReviewSnapshot = (snapshot: ReviewSnapshot) => ({
+const presentReviewSnapshot = (snapshot: ReviewSnapshot, status: AuthorizationStatus, at: Date) => ({
   id: snapshot.id,
   generatedAt: iso(snapshot.generatedAt),
   covers: {
@@ -83,7 +85,8 @@ const presentReviewSnapshot = (snapshot: ReviewSnapshot) => ({
   questionnaireResponse: presentQuestionnaireResponse(snapshot.questionnaireResponse),
   attachments: snapshot.attachments.map(presentAttachment),
   warnings: [...snapshot.warnings],
-  liveViewUrl: snapshot.liveViewUrl,
+  // Null once the customer's sign-in the review was prepared with is no longer held (decision 0046).
+  liveViewUrl: reviewLiveViewUrl(snapshot, status, at),
 });
 
 const presentReceipt = (receipt: PayerReceipt) => ({
@@ -130,7 +133,8 @@ export const presentRequirements = (requirements: Requirements) => ({
   })),
 });
 
-export function presentAuthorization(authorization: Authorization) {
+/** `at`: the moment the resource is shown as of (an event's own time for an event). */
+export function presentAuthorization(authorization: Authorization, at: Date = new Date()) {
   const s = authorization.readState();
   return {
     id: s.id,
@@ -144,7 +148,9 @@ export function presentAuthorization(authorization: Authorization) {
     questionnaireResponse: presentQuestionnaireResponse(s.questionnaireResponse),
     requirements: presentRequirements(s.requirements),
     submission: {
-      reviewSnapshot: s.submission.reviewSnapshot ? presentReviewSnapshot(s.submission.reviewSnapshot) : null,
+      reviewSnapshot: s.submission.reviewSnapshot
+        ? presentReviewSnapshot(s.submission.reviewSnapshot, s.status, at)
+        : null,
       payerReceipt: s.submission.payerReceipt ? presentReceipt(s.submission.payerReceipt) : null,
       decision: s.submission.decision ? presentDecision(s.submission.decision) : null,
       decisionDueAt: isoOrNull(s.decisionDueAt),

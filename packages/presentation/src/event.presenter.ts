@@ -18,13 +18,17 @@ import { presentManualHandoff } from './manual-handoff.presenter';
 
 export type PresentationVersion = 'current' | 'legacy';
 
-export function presentSnapshot(snapshot: ResourceSnapshot, version: PresentationVersion): object {
+export function presentSnapshot(
+  snapshot: ResourceSnapshot,
+  version: PresentationVersion,
+  at: Date = new Date(),
+): object {
   switch (snapshot.kind) {
     case 'authorization': {
       const authorization = Authorization.rehydrate(snapshot.state);
       return version === 'legacy'
         ? presentLegacyAuthorization(authorization)
-        : presentAuthorization(authorization);
+        : presentAuthorization(authorization, at);
     }
     case 'manual_handoff':
       return presentManualHandoff(ManualHandoff.rehydrate(snapshot.state), snapshot.authorization);
@@ -52,7 +56,7 @@ export const presentEvent = (event: ResourceEvent, version: PresentationVersion)
   type: event.type,
   createdAt: new Date(event.createdAt).toISOString(),
   authorizationId: event.authorizationId,
-  data: { object: presentSnapshot(event.snapshot, version) },
+  data: { object: presentSnapshot(event.snapshot, version, new Date(event.createdAt)) },
 });
 
 export type PresentedEvent = ReturnType<typeof presentEvent>;

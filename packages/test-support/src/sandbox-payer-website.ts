@@ -34,6 +34,8 @@ class PayerWebsiteProcess {
       HOST: '127.0.0.1',
       PAYER_SANDBOX_PORT: String(port),
       SANDBOX_DECISION_DELAY_SECONDS: '0',
+      // Suites sign the demo account in from many browsers at once (apps/payer-sandbox tests taking codes once).
+      PAYER_SANDBOX_ONE_TIME_CODES: 'reusable',
       LOG_LEVEL: options.logLevel,
     });
     const output: string[] = [];

@@ -1,4 +1,5 @@
 import { CURRENT_API_VERSION, LEGACY_API_VERSION } from '@prior-auth/platform';
+import { AUTHORIZATION_PATH_FAMILIES } from '@prior-auth/presentation';
 import type { oas31 } from 'openapi3-ts';
 import type { Mount } from '../http/route-table';
 import { header, headers, ref } from '../openapi/openapi.components';
@@ -21,11 +22,7 @@ import { ResolveActionRequest } from './legacy/legacy-workflow.request';
  * `authorization.routes.ts` adds the path and its parameters, under both path families.
  */
 
-/** The two path families the spec names for authorizations; one route table serves both. */
-export const AUTHORIZATION_PATH_FAMILIES = {
-  primary: '/v1/prior-auth/authorizations',
-  alternate: '/v1/prior-authorizations',
-} as const;
+export { AUTHORIZATION_PATH_FAMILIES };
 
 /** Each path family with the tag and operation-id suffix its copy of an operation gets in the document. */
 export const authorizationMounts = (tags: { primary: string; alternate: string }): Mount[] => [

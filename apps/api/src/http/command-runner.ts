@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isDomainError, type DomainError } from '@prior-auth/domain';
 import {
+  flushWrites,
   IdempotencyClaimLostError,
   isDatabaseUnavailable,
   type PostgresIdempotencyStore,
@@ -46,6 +47,12 @@ export const IDEMPOTENCY_LOCK_TIMEOUT_MS = 60_000;
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
+ * A command's writes are held and sent as one statement with its stored answer, before `COMMIT`
+ * (docs/performance.md): a create is the claim, `BEGIN`, one statement and `COMMIT`.
+ */
+const HOLD_WRITES = { holdWrites: true } as const;
+
+/**
  * Decision 0023, implemented once for every command:
  *
  * 1. The caller validates the request (headers, body, If-Match syntax) before calling `run`: those failures
@@ -86,7 +93,7 @@ export class CommandRunner {
       requestId: context.requestId,
     };
     if (spec.idempotencyKey === null) {
-      send(res, await this.transactions.run(async (tx) => render(await handler(tx)), metadata));
+      send(res, await this.transactions.run(async (tx) => render(await handler(tx)), metadata, HOLD_WRITES));
       return;
     }
 
@@ -122,17 +129,25 @@ export class CommandRunner {
         return outcome;
       };
       response = await this.transactions
-        .run(async (tx) => {
-          let outcome: StoredResponse;
-          try {
-            outcome = render(await handler(tx));
-          } catch (error) {
-            // Rolls back whatever the refused command wrote before it was refused.
-            if (isDomainError(error)) throw new Refusal(error);
-            throw error;
-          }
-          return answer(outcome, tx);
-        }, metadata)
+        .run(
+          async (tx) => {
+            let outcome: StoredResponse;
+            try {
+              outcome = render(await handler(tx));
+              await answer(outcome, tx);
+              // The command's held writes and its stored answer go out as one statement; a write refused there
+              // (a version that moved on) is a refusal like one the handler met.
+              await flushWrites(tx.manager);
+            } catch (error) {
+              // Rolls back whatever the refused command wrote before it was refused.
+              if (isDomainError(error)) throw new Refusal(error);
+              throw error;
+            }
+            return outcome;
+          },
+          metadata,
+          HOLD_WRITES,
+        )
         .catch(async (error: unknown) => {
           if (!(error instanceof Refusal)) throw error;
           // The domain refused the command: that answer is the key's result too (decision 0023), stored by

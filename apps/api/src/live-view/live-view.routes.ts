@@ -1,11 +1,9 @@
 import {
-  type LiveInput,
   type LiveSessionFrames,
   type LiveSessionInputs,
   type RuntimeSessionLedger,
   type StoredLiveFrame,
 } from '@prior-auth/domain';
-import { LIVE_INPUT_KEYS } from '@prior-auth/payer-portal';
 import { type Logger } from '@prior-auth/platform';
 import express, { type Request, type Response, type Router } from 'express';
 import { asyncHandler } from '../http/async-handler';
@@ -13,6 +11,7 @@ import { GRANT_HTTP_ERROR_STATUS, type GrantHttpErrorCode } from '../http/error-
 import { HttpError, validationFailed } from '../http/http-error';
 import { methodNotAllowed } from '../http/method-not-allowed';
 import { type LiveFrameHub } from './live-frame-hub';
+import { LIVE_INPUT_BODY_LIMIT_BYTES, parseLiveInput } from './live-input.request';
 import { type LiveViewAccess, type LiveViewCheck, type LiveViewUse } from './live-view-access';
 import {
   INTERACTIVE_LIVE_VIEW_CONTENT_SECURITY_POLICY,
@@ -69,14 +68,16 @@ export function liveViewRouter(deps: LiveViewRouterDeps): Router {
   });
   const acceptInput = asyncHandler(async (req, res) => {
     const { session } = await checked(req, 'input');
-    const input = parseInput(req.body);
+    const input = parseLiveInput(req.body);
     if (input === null) {
       throw validationFailed([
         {
           errorType: 'invalid',
           location: ['body'],
           message:
-            'An input is {kind: "click", x, y} (fractions 0–1), {kind: "key", key} (a named key) or {kind: "text", text}.',
+            'An input is {kind: "click", x, y} (fractions 0–1), {kind: "key", key} (a named key), {kind: "text", text}, ' +
+            '{kind: "scroll", x, y, deltaX, deltaY}, {kind: "pointer", phase: "down"|"move"|"up", x, y} or ' +
+            '{kind: "paste", text}.',
         },
       ]);
     }
@@ -117,7 +118,7 @@ export function liveViewRouter(deps: LiveViewRouterDeps): Router {
     .all(methodNotAllowed);
   router
     .route('/live-sessions/:token/input')
-    .post(express.json({ limit: 4096, type: () => true, strict: true }), acceptInput)
+    .post(express.json({ limit: LIVE_INPUT_BODY_LIMIT_BYTES, type: () => true, strict: true }), acceptInput)
     .all(refuseInput);
   return router;
 }
@@ -210,36 +211,4 @@ async function stream(
   if (closed) return unsubscribe();
   await renewWatch();
   await refresh();
-}
-
-/** The named keys a viewer may send (the worker presses no other); anything else typed arrives as text. */
-const KEYS: ReadonlySet<string> = new Set(LIVE_INPUT_KEYS);
-/** The longest text one input may type (the OpenAPI document states it). */
-export const MAX_LIVE_INPUT_TEXT_LENGTH = 256;
-
-function parseInput(body: unknown): LiveInput | null {
-  if (typeof body !== 'object' || body === null) return null;
-  const value = body as Record<string, unknown>;
-  const fraction = (n: unknown): n is number =>
-    typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= 1;
-  if (value.kind === 'click' && fraction(value.x) && fraction(value.y)) {
-    return { kind: 'click', x: value.x, y: value.y };
-  }
-  if (value.kind === 'key' && typeof value.key === 'string' && KEYS.has(value.key)) {
-    return { kind: 'key', key: value.key };
-  }
-  if (
-    value.kind === 'text' &&
-    typeof value.text === 'string' &&
-    value.text.length > 0 &&
-    value.text.length <= MAX_LIVE_INPUT_TEXT_LENGTH &&
-    // Printable text only: control characters go as named keys.
-    Array.from(value.text).every((char) => {
-      const code = char.codePointAt(0) ?? 0;
-      return code >= 0x20 && code !== 0x7f;
-    })
-  ) {
-    return { kind: 'text', text: value.text };
-  }
-  return null;
 }

@@ -1,3 +1,4 @@
+import { LIVE_SESSION_PATH } from '@prior-auth/presentation';
 import { authorizationMounts } from '../authorization/authorization.openapi';
 import type { Resource } from '../http/route-table';
 import { TAGS } from '../openapi/openapi.operations';
@@ -27,10 +28,10 @@ export const MANUAL_HANDOFF_RESOURCE: Resource<ManualHandoffController> = {
     [`${ONE}/access-grants`]: {
       post: { serve: (c, req, res) => c.createAccessGrant(req, res), openapi: DOC.createAccessGrant },
     },
-    '/:authorizationId/live-session': {
+    [LIVE_SESSION_PATH]: {
       get: { serve: (c, req, res) => c.getLiveSession(req, res), openapi: DOC.getLiveSession },
     },
-    '/:authorizationId/live-session/access-grants': {
+    [`${LIVE_SESSION_PATH}/access-grants`]: {
       post: {
         serve: (c, req, res) => c.createLiveSessionGrant(req, res),
         openapi: DOC.createLiveSessionGrant,

@@ -762,7 +762,17 @@ export const schemas: Record<SchemaName, SchemaObject> = {
       questionnaireResponse: ref('QuestionnaireResponse'),
       attachments: arrayOf(ref('Attachment')),
       warnings: arrayOf(string(), { description: 'To review before approval.' }),
-      liveViewUrl: nullable(string({ description: 'Present while a browser sign-in is active.' })),
+      liveViewUrl: nullable(
+        string({
+          format: 'uri',
+          description:
+            'Present while a browser sign-in is active: for a `customer_login` case whose review was prepared ' +
+            "while the customer's payer sign-in was held, the absolute URL of the authorization's " +
+            '`GET …/live-session` read (side-effect free, it mints no capability; a read-only view needs a ' +
+            'live-session access grant). Null for `automated` cases and once that sign-in has lapsed or the ' +
+            'case is completed or canceled (decision 0046).',
+        }),
+      ),
     },
     { description: 'The final-submission review, when approval is required.' },
   ),

@@ -8,7 +8,12 @@ import { EVENT_RESOURCE } from '../events/event.routes';
 import { FILE_RESOURCE } from '../files/file.routes';
 import { HEALTH_RESOURCE } from '../health/health.routes';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../http/pagination';
-import { MAX_LIVE_INPUT_TEXT_LENGTH } from '../live-view/live-view.routes';
+import {
+  LIVE_INPUT_POINTER_PHASES,
+  MAX_LIVE_INPUT_PASTE_LENGTH,
+  MAX_LIVE_INPUT_SCROLL_DELTA,
+  MAX_LIVE_INPUT_TEXT_LENGTH,
+} from '../live-view/live-input.request';
 import { MANUAL_HANDOFF_RESOURCE } from '../manual-handoff/manual-handoff.routes';
 import { WEBHOOK_ENDPOINT_RESOURCE } from '../webhooks/webhook-endpoint.routes';
 import {
@@ -279,7 +284,7 @@ const OTHER_PATHS: oas31.PathsObject = {
     parameters: [param('LiveViewToken')],
     post: operation({
       operationId: 'sendLiveSessionInput',
-      summary: 'A click or key press in an interactive live view',
+      summary: 'A click, key, scroll, drag or paste in an interactive live view',
       description:
         'What the interactive view of a manual-handoff grant sends (decision 0038): one input, dispatched in ' +
         'order to the browser page of the session by the worker that owns it. Checked against the grant and ' +
@@ -313,6 +318,47 @@ const OTHER_PATHS: oas31.PathsObject = {
                   },
                   { title: 'Text' },
                 ),
+                object(
+                  {
+                    kind: enumOf(['scroll']),
+                    x: number({
+                      minimum: 0,
+                      maximum: 1,
+                      description: 'Where the pointer is, from the left.',
+                    }),
+                    y: number({ minimum: 0, maximum: 1, description: 'Where the pointer is, from the top.' }),
+                    deltaX: number({
+                      description: `CSS pixels to the right; clamped to ±${MAX_LIVE_INPUT_SCROLL_DELTA}.`,
+                    }),
+                    deltaY: number({
+                      description: `CSS pixels down; clamped to ±${MAX_LIVE_INPUT_SCROLL_DELTA}.`,
+                    }),
+                  },
+                  { title: 'Scroll' },
+                ),
+                object(
+                  {
+                    kind: enumOf(['pointer']),
+                    phase: enumOf(LIVE_INPUT_POINTER_PHASES, {
+                      description:
+                        'A drag: the button pressed (`down`), moved while held (`move`), released (`up`).',
+                    }),
+                    x: number({ minimum: 0, maximum: 1, description: 'From the left edge, as a fraction.' }),
+                    y: number({ minimum: 0, maximum: 1, description: 'From the top edge, as a fraction.' }),
+                  },
+                  { title: 'Pointer' },
+                ),
+                object(
+                  {
+                    kind: enumOf(['paste']),
+                    text: string({
+                      minLength: 1,
+                      maxLength: MAX_LIVE_INPUT_PASTE_LENGTH,
+                      description: 'Pasted plain text: printable characters, tabs and line breaks.',
+                    }),
+                  },
+                  { title: 'Paste' },
+                ),
               ],
             },
           },
@@ -324,7 +370,7 @@ const OTHER_PATHS: oas31.PathsObject = {
           object({ accepted: boolean({ enum: [true] }) }),
         ),
       },
-      // Its own JSON body parser (a 4 KiB limit): not JSON → bad_request, too large → payload_too_large.
+      // Its own JSON body parser (LIVE_INPUT_BODY_LIMIT_BYTES): not JSON → bad_request, too large → payload_too_large.
       errors: [
         'bad_request',
         'payload_too_large',

@@ -1,4 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import type { Client } from 'pg';
 import { type PortalCase, type PortalCaseAttachment } from '@prior-auth/domain';
 import {
   ChromiumBrowser,
@@ -21,7 +22,14 @@ export const testBrowser = () =>
   new ChromiumBrowser({ executablePath: process.env.PAYER_SANDBOX_TEST_BROWSER });
 
 export const startTestSandbox = (options: Partial<PayerSandboxOptions> = {}): Promise<RunningPayerSandbox> =>
-  startPayerSandbox({ databaseUrl: databaseUrl(), decisionDelayMs: 0, portalDownResponses: 1, ...options });
+  startPayerSandbox({
+    databaseUrl: databaseUrl(),
+    decisionDelayMs: 0,
+    portalDownResponses: 1,
+    // Files sign the demo account in from many browsers at once; one-time-code.spec.ts takes codes once.
+    oneTimeCodes: 'reusable',
+    ...options,
+  });
 
 /** A minimal valid PDF: what the website accepts as a document. */
 export const PDF_BYTES = Buffer.from(
@@ -126,4 +134,25 @@ export function useSandboxAndBrowser(options: Partial<PayerSandboxOptions> = {})
     await fixture.sandbox?.close();
   });
   return fixture;
+}
+
+/**
+ * A website account of its own (`<prefix>.<uuid>`, the sandbox password and authenticator secret), so a test
+ * that ends sessions or spends one-time codes touches no other test's sign-ins.
+ */
+export async function createOwnAccount(db: Client, prefix: string): Promise<PortalCredentials> {
+  const account = {
+    username: `${prefix}.${randomUUID()}`,
+    password: 'Sandbox-Portal-2026!',
+    totpSecret: 'KRSXG5CTMVRXEZLUKN2XAZLSONQW4ZDC',
+  };
+  await db.query(
+    'INSERT INTO payer_sandbox.accounts (username, password_sha256, totp_secret, locked) VALUES ($1, $2, $3, false)',
+    [
+      account.username,
+      createHash('sha256').update(account.password, 'utf8').digest('hex'),
+      account.totpSecret,
+    ],
+  );
+  return account;
 }

@@ -10,8 +10,11 @@ import {
   ConfirmAuthorizationUseCase,
   CreateAuthorizationUseCase,
   CreateFileUseCase,
+  CreateLiveSessionGrantUseCase,
+  CreateManualHandoffAccessGrantUseCase,
   CreateManualHandoffUseCase,
   PatchAnswersUseCase,
+  ResolveGrantTargetUseCase,
   type Authorization,
   type DomainPorts,
   type Environment,
@@ -22,6 +25,7 @@ import {
   type PayerEvidenceRecord,
   type PayerPortal,
   type PipelineSettings,
+  type PortalAuthMode,
   type QuestionnaireResponseItem,
   type RuntimeSessions,
   type TemplateSelection,
@@ -44,7 +48,7 @@ import {
   TypeOrmUnitOfWork,
 } from '@prior-auth/persistence-postgres';
 import { FsBlobStore, SignedBlobUrls } from '@prior-auth/blob-storage';
-import { SignedAccessGrants } from '@prior-auth/grants';
+import { AccessGrantGate, SignedAccessGrants } from '@prior-auth/grants';
 import { SandboxRuntimeSessions } from '@prior-auth/payer-portal';
 import {
   CredentialsCipher,
@@ -116,6 +120,9 @@ const customerUseCases = (ports: Omit<DomainPorts, 'payerPortal'>) => ({
   completeFile: new CompleteFileUseCase(ports),
   createHandoff: new CreateManualHandoffUseCase(ports),
   completeHandoff: new CompleteManualHandoffUseCase(ports),
+  createHandoffGrant: new CreateManualHandoffAccessGrantUseCase(ports),
+  createLiveSessionGrant: new CreateLiveSessionGrantUseCase(ports),
+  resolveGrantTarget: new ResolveGrantTargetUseCase(ports),
 });
 
 export interface TestWorker {
@@ -234,10 +241,15 @@ export class Harness {
   }
 
   /** A complete case: every answer and document, status requires_confirmation with advance_case. */
-  async readyCase(memberId: string, policy: FinalSubmissionPolicy = 'automatic'): Promise<Authorization> {
+  async readyCase(
+    memberId: string,
+    policy: FinalSubmissionPolicy = 'automatic',
+    portalAuthMode?: PortalAuthMode,
+  ): Promise<Authorization> {
     const created = await this.useCases.create.execute(this.scope, {
       providerNpi: NPI,
       templateSelection: this.templateSelection,
+      ...(portalAuthMode === undefined ? {} : { portalAuthMode }),
       policy: { finalSubmission: policy },
       questionnaireResponse: { item: cpapAnswers(memberId) },
     });
@@ -322,6 +334,36 @@ export class Harness {
       reportedOutcome: 'submitted',
       observedReferenceNumber,
       operatorNotes: null,
+    });
+  }
+
+  /** An operator takes the payer interaction (the handoff is active, its session provisioned). */
+  async createManualHandoff(authorizationId: string) {
+    const current = await this.get(authorizationId);
+    const { handoff } = await this.useCases.createHandoff.execute(this.scope, {
+      authorizationId,
+      expectedVersion: current.version,
+    });
+    return handoff;
+  }
+
+  /** The operator's interactive access grant of a handoff (what `POST …/access-grants` issues). */
+  handoffAccessGrant(authorizationId: string, manualHandoffId: string) {
+    return this.useCases.createHandoffGrant.execute(this.scope, { authorizationId, manualHandoffId });
+  }
+
+  /** A read-only live-session grant of the case (what `POST …/live-session/access-grants` issues). */
+  liveSessionGrant(authorizationId: string) {
+    return this.useCases.createLiveSessionGrant.execute(this.scope, { authorizationId });
+  }
+
+  /** Where `GET /grants/{token}` goes on any API process: the gate, on this database, auditing every attempt. */
+  grantGate(): AccessGrantGate {
+    return new AccessGrantGate({
+      ledger: new TypeOrmAccessGrantStore(this.dataSource),
+      signer: new TokenSigner(TEST_SIGNING_SECRET),
+      clock: { now: () => new Date() },
+      resolveSubject: (grant) => this.useCases.resolveGrantTarget.execute(grant),
     });
   }
 

@@ -6,3 +6,4 @@ export * from './authorization.aggregate';
 export * from './decision-due-date';
 export * from './failure-codes';
 export * from './questionnaire-response.merge';
+export * from './review-live-view.policy';

@@ -8,6 +8,13 @@ export interface CustomerPortalSessionKey {
 }
 
 /**
+ * How long a customer's session is kept after its last use (decision 0044): every portal run that uses it renews
+ * it. A review generated from such a run shows its live-session link for as long
+ * (docs/decisions/0046-live-view-url-on-review.md).
+ */
+export const CUSTOMER_PORTAL_SESSION_TTL_MS = 4 * 60 * 60 * 1000;
+
+/**
  * The payer portal sessions customers signed in to for their `customer_login` cases
  * (docs/decisions/0044-customer-sessions-shared-by-workers.md): the browser's state after the sign-in (its
  * cookies), never what was typed. Every process of the cluster sees the same sessions, so a case's later runs

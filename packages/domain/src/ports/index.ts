@@ -25,6 +25,7 @@ export * from './manual-handoff.repository.port';
 export * from './payer-catalog.port';
 export * from './payer-evidence.repository.port';
 export * from './payer-portal.port';
+export * from './replay-segments.port';
 export * from './portal-access.port';
 export * from './provider-registry.port';
 export * from './resource-event-log.port';

@@ -4,7 +4,15 @@
  * the browser's owner maps them onto its page.
  */
 export type LiveInput =
-  { kind: 'click'; x: number; y: number } | { kind: 'key'; key: string } | { kind: 'text'; text: string };
+  | { kind: 'click'; x: number; y: number }
+  | { kind: 'key'; key: string }
+  | { kind: 'text'; text: string }
+  /** A turn of the wheel with the pointer at (x, y): deltas in CSS pixels, positive down and right. */
+  | { kind: 'scroll'; x: number; y: number; deltaX: number; deltaY: number }
+  /** One step of a drag: the button pressed at a point, the pointer moved while held, then released. */
+  | { kind: 'pointer'; phase: 'down' | 'move' | 'up'; x: number; y: number }
+  /** Plain text the person pasted, inserted at once where the page's focus is. */
+  | { kind: 'paste'; text: string };
 
 /** An input as the channel keeps it, numbered in the order it was sent. */
 export interface StoredLiveInput {

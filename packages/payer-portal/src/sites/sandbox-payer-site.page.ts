@@ -82,6 +82,25 @@ export function totpCode(secret: string): string {
   }
 }
 
+/** The portal's answer to a code already used: the next time step's code signs in. */
+const ONE_TIME_CODE_USED = 'portal_one_time_code_used';
+/** How often a sign-in waits for a fresh code before giving up (transiently): each wait is one step at most. */
+const MAX_CODE_WAITS = 3;
+/** The authenticator's time step (RFC 6238's default, the one the portal's codes use). */
+const CODE_STEP_MS = 30_000;
+
+/**
+ * Waits until the authenticator shows a code other than `used`, i.e. the next time step has begun: bounded by
+ * one step, and by the page (a run that times out closes it, which ends the wait).
+ */
+async function nextCode(page: Page, secret: string, used: string): Promise<string> {
+  for (;;) {
+    const code = totpCode(secret);
+    if (code !== used) return code;
+    await page.waitForTimeout(CODE_STEP_MS - (Date.now() % CODE_STEP_MS) + 20);
+  }
+}
+
 /** The page script of the simulated payer website. */
 export class SandboxPayerSitePage implements PayerSitePage {
   constructor(private readonly baseUrl: string) {}
@@ -98,8 +117,19 @@ export class SandboxPayerSitePage implements PayerSitePage {
         'The payer portal asks for a one-time code and no authenticator secret is stored.',
       );
     }
-    await this.fill(page, SELECTORS.code, totpCode(credentials.totpSecret));
-    await this.click(page, SELECTORS.verify, ['choose-provider']);
+    let code = totpCode(credentials.totpSecret);
+    for (let waited = 0; ; waited += 1) {
+      await this.fill(page, SELECTORS.code, code);
+      try {
+        await this.click(page, SELECTORS.verify, ['choose-provider']);
+        return;
+      } catch (error) {
+        const used = error instanceof PayerPortalError && error.code === ONE_TIME_CODE_USED;
+        if (!used || waited >= MAX_CODE_WAITS) throw error;
+      }
+      // Another sign-in of the account spent this code (the portal takes each once): the next one will do.
+      code = await nextCode(page, credentials.totpSecret, code);
+    }
   }
 
   async resumeSession(page: Page): Promise<boolean> {
@@ -407,6 +437,12 @@ export class SandboxPayerSitePage implements PayerSitePage {
     }
     if (name === 'account-locked')
       throw permanent('portal_account_locked', 'The payer portal account is locked.');
+    if (name === 'verify-code' && errorCode === 'code-used') {
+      throw transient(
+        ONE_TIME_CODE_USED,
+        'The payer portal refused a one-time code already used by another sign-in of the account.',
+      );
+    }
     if (name === 'verify-code' && errorCode === 'invalid-code') {
       throw permanent(
         'credential_or_mfa_issue',

@@ -25,6 +25,8 @@ import {
   type Stored,
 } from './authorization.entity';
 import { toAuthorization, toAuthorizationRows } from './authorization.mapper';
+import { questionnaireFromText } from './questionnaire-text-cache';
+import { writeSql } from '../unit-of-work/write-batch';
 
 const AUTHORIZATIONS = rowTable(AuthorizationEntity);
 const ATTACHMENTS = rowTable(AttachmentEntity);
@@ -37,12 +39,42 @@ type LoadedRow = AuthorizationRow & {
   loaded_review_snapshot: Stored<ReviewSnapshotRow> | null;
 };
 
+/** What a read returns: the row but its questionnaire as one JSON document, the questionnaire as text. */
+interface SelectedRow {
+  loaded_row: Stored<Omit<AuthorizationRow, 'questionnaire'>>;
+  questionnaire: string;
+  loaded_attachments: Array<Stored<AttachmentRow>>;
+  loaded_review_snapshot: Stored<ReviewSnapshotRow> | null;
+}
+
+/** The row's timestamp columns, read from its EntitySchema: JSON carries them as ISO strings. */
+const TIMESTAMP_COLUMNS = Object.entries(AuthorizationEntity.options.columns)
+  .filter(([, column]) => column?.type === 'timestamptz')
+  .map(([name]) => name);
+
+/** The row as node-postgres would have built it column by column, from the one JSON document it was sent as. */
+function toLoadedRow(selected: SelectedRow): LoadedRow {
+  const row = selected.loaded_row as Record<string, unknown>;
+  for (const column of TIMESTAMP_COLUMNS) {
+    const value = row[column];
+    if (typeof value === 'string') row[column] = new Date(value);
+  }
+  return {
+    ...(row as unknown as AuthorizationRow),
+    questionnaire: selected.questionnaire as unknown as AuthorizationRow['questionnaire'],
+    loaded_attachments: selected.loaded_attachments,
+    loaded_review_snapshot: selected.loaded_review_snapshot,
+  };
+}
+
 /**
  * Every read of authorizations, `$1`/`$2` the tenant: the row, its attachments and its current snapshot in one
- * round trip, so a read is one query on an index whatever the table's size (docs/performance.md).
+ * round trip, so a read is one query on an index whatever the table's size (docs/performance.md). The
+ * questionnaire comes as text, parsed once per distinct template (`questionnaireFromText`); the rest of the
+ * row as one JSON document, which the driver parses in one call instead of one parser per column.
  */
 const SELECT_WITH_CHILDREN = `
-  SELECT a.*,
+  SELECT to_jsonb(a) - 'questionnaire' AS loaded_row, a.questionnaire::text AS questionnaire,
     COALESCE((SELECT json_agg(t ORDER BY t.position) FROM authorization_attachments t
       WHERE t.organization_id = a.organization_id AND t.environment = a.environment
         AND t.authorization_id = a.id), '[]') AS loaded_attachments,
@@ -51,6 +83,8 @@ const SELECT_WITH_CHILDREN = `
         AND s.id = a.review_snapshot_id) AS loaded_review_snapshot
   FROM authorizations a
   WHERE a.organization_id = $1 AND a.environment = $2`;
+
+const SELECT_BY_ID = `${SELECT_WITH_CHILDREN} AND a.id = $3`;
 
 // JSON carries timestamps as ISO strings; the children's rows get their Dates back here.
 const loadedChildren = ({
@@ -61,9 +95,13 @@ const loadedChildren = ({
   reviewSnapshot: snapshot === null ? null : { ...snapshot, generated_at: new Date(snapshot.generated_at) },
 });
 
-const toLoadedAuthorization = (row: LoadedRow): Authorization => {
+const toLoadedAuthorization = (
+  row: LoadedRow,
+  children: ReturnType<typeof loadedChildren> = loadedChildren(row),
+): Authorization => {
   const { loaded_attachments: _attachments, loaded_review_snapshot: _snapshot, ...authorization } = row;
-  return toAuthorization({ authorization, ...loadedChildren(row) });
+  const questionnaire = questionnaireFromText(row.questionnaire as unknown as string);
+  return toAuthorization({ authorization: { ...authorization, questionnaire }, ...children });
 };
 
 /**
@@ -81,10 +119,13 @@ const rowsKey = (rows: ReadonlyArray<object | null>): string =>
     ),
   );
 
-/** The child rows an aggregate was loaded with (or last saved with) in this unit of work. */
+/**
+ * The child rows an aggregate was loaded with (or last saved with) in this unit of work, compared as text
+ * only when it is saved (a read never pays for the text).
+ */
 interface StoredChildren {
-  attachments: string;
-  reviewSnapshot: string;
+  attachments: readonly AttachmentRow[];
+  reviewSnapshot: ReviewSnapshotRow | null;
 }
 
 /**
@@ -105,18 +146,18 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
   private readonly stored = new Map<string, StoredChildren>();
 
   async findById(id: string): Promise<Authorization | null> {
-    const { rows } = await runSql<LoadedRow>(this.manager, `${SELECT_WITH_CHILDREN} AND a.id = $3`, [
-      ...tenantParameters(this.scope),
-      id,
-    ]);
-    const [row] = rows;
-    if (row === undefined) return null;
+    const { rows } = await runSql<SelectedRow>(
+      this.manager,
+      SELECT_BY_ID,
+      [...tenantParameters(this.scope), id],
+      { prepared: true },
+    );
+    const [selected] = rows;
+    if (selected === undefined) return null;
+    const row = toLoadedRow(selected);
     const children = loadedChildren(row);
-    this.stored.set(id, {
-      attachments: rowsKey(children.attachments),
-      reviewSnapshot: rowsKey([children.reviewSnapshot]),
-    });
-    return toLoadedAuthorization(row);
+    this.stored.set(id, children);
+    return toLoadedAuthorization(row, children);
   }
 
   async list(query: AuthorizationListQuery): Promise<Page<Authorization>> {
@@ -147,9 +188,10 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
     }
     parameters.push(query.limit + 1);
     sql += ` ORDER BY a.created_at DESC, a.id DESC LIMIT $${parameters.length}`;
-    const { rows } = await runSql<LoadedRow>(this.manager, sql, parameters);
+    const selected = await runSql<SelectedRow>(this.manager, sql, parameters, { prepared: true });
+    const rows = selected.rows.map(toLoadedRow);
     const page = keysetPage(rows, query.limit, (position) => this.cursors.encode(binding, position));
-    return { items: page.rows.map(toLoadedAuthorization), nextCursor: page.nextCursor };
+    return { items: page.rows.map((row) => toLoadedAuthorization(row)), nextCursor: page.nextCursor };
   }
 
   async save(authorization: Authorization): Promise<void> {
@@ -162,9 +204,10 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
         [rows.authorization],
         'ON CONFLICT DO NOTHING RETURNING version',
       );
-      const inserted = await runSql(this.manager, insert.sql, insert.parameters);
-      if (inserted.rowCount === 0)
-        throw new VersionConflictError(0, await this.storedVersion(authorization.id));
+      await writeSql(this.manager, insert, async (inserted) => {
+        if (inserted.rowCount === 0)
+          throw new VersionConflictError(0, await this.storedVersion(authorization.id));
+      });
     } else {
       const update = versionedUpdateStatement(
         AUTHORIZATIONS,
@@ -173,19 +216,17 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
         ['created_at'],
         expected,
       );
-      const updated = await runSql(this.manager, update.sql, update.parameters);
-      if (updated.rowCount === 0)
-        throw new VersionConflictError(expected, await this.storedVersion(authorization.id));
+      await writeSql(this.manager, update, async (updated) => {
+        if (updated.rowCount === 0)
+          throw new VersionConflictError(expected, await this.storedVersion(authorization.id));
+      });
     }
     const before = expected === null ? undefined : this.stored.get(authorization.id);
-    const now: StoredChildren = {
-      attachments: rowsKey(rows.attachments),
-      reviewSnapshot: rowsKey([rows.reviewSnapshot]),
-    };
-    if (now.reviewSnapshot !== before?.reviewSnapshot) await this.writeReviewSnapshot(rows.reviewSnapshot);
-    if (now.attachments !== before?.attachments)
+    if (before === undefined || rowsKey([rows.reviewSnapshot]) !== rowsKey([before.reviewSnapshot]))
+      await this.writeReviewSnapshot(rows.reviewSnapshot);
+    if (before === undefined || rowsKey(rows.attachments) !== rowsKey(before.attachments))
       await this.writeAttachments(authorization.id, rows.attachments, expected === null);
-    this.stored.set(authorization.id, now);
+    this.stored.set(authorization.id, { attachments: rows.attachments, reviewSnapshot: rows.reviewSnapshot });
     authorization.markPersisted();
   }
 
@@ -205,7 +246,7 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
       `ON CONFLICT (organization_id, environment, id) DO UPDATE SET status = EXCLUDED.status
         WHERE review_snapshots.authorization_id = EXCLUDED.authorization_id`,
     );
-    await runSql(this.manager, upsert.sql, upsert.parameters);
+    await writeSql(this.manager, upsert);
   }
 
   /** The handful of attachment rows is rewritten with the aggregate, in the same transaction. */
@@ -216,13 +257,11 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
   ): Promise<void> {
     // A new aggregate has no rows yet: no DELETE round trip for it (docs/performance.md).
     if (!isNew)
-      await runSql(
-        this.manager,
-        'DELETE FROM authorization_attachments WHERE organization_id = $1 AND environment = $2 AND authorization_id = $3',
-        [...tenantParameters(this.scope), authorizationId],
-      );
+      await writeSql(this.manager, {
+        sql: 'DELETE FROM authorization_attachments WHERE organization_id = $1 AND environment = $2 AND authorization_id = $3',
+        parameters: [...tenantParameters(this.scope), authorizationId],
+      });
     if (attachments.length === 0) return;
-    const insert = insertStatement(ATTACHMENTS, attachments);
-    await runSql(this.manager, insert.sql, insert.parameters);
+    await writeSql(this.manager, insertStatement(ATTACHMENTS, attachments));
   }
 }

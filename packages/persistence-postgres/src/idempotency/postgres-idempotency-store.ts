@@ -4,6 +4,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { translateDatabaseError } from '../database/database-errors';
 import { managerOf, type PostgresTransaction } from '../unit-of-work/postgres-transaction';
 import { runSql } from '../unit-of-work/sql';
+import { writeSql } from '../unit-of-work/write-batch';
 import { tenantParameters } from '../unit-of-work/tenant-bound';
 import type { IdempotencyRecordRow } from './idempotency-record.entity';
 
@@ -136,22 +137,28 @@ export class PostgresIdempotencyStore {
     tx?: PostgresTransaction,
   ): Promise<void> {
     await this.guard(async () => {
-      const { rowCount } = await runSql(
+      // Held with the command's other writes when its transaction holds them (one statement for all).
+      await writeSql(
         managerOf(this.dataSource, tx),
-        `UPDATE idempotency_records SET state = 'completed', lock_token = NULL, locked_at = NULL,
+        {
+          sql: `UPDATE idempotency_records SET state = 'completed', lock_token = NULL, locked_at = NULL,
            response_status = $5, response_headers = $6, response_body = $7, completed_at = $8, expires_at = $9
-         WHERE organization_id = $1 AND environment = $2 AND key = $3 AND state = 'in_flight' AND lock_token = $4`,
-        [
-          ...this.keyParameters(ref),
-          ref.claimToken,
-          ref.response.status,
-          JSON.stringify(ref.response.headers),
-          ref.response.body,
-          ref.now,
-          this.expiry(ref.now),
-        ],
+         WHERE organization_id = $1 AND environment = $2 AND key = $3 AND state = 'in_flight' AND lock_token = $4
+         RETURNING key`,
+          parameters: [
+            ...this.keyParameters(ref),
+            ref.claimToken,
+            ref.response.status,
+            JSON.stringify(ref.response.headers),
+            ref.response.body,
+            ref.now,
+            this.expiry(ref.now),
+          ],
+        },
+        ({ rowCount }) => {
+          if (rowCount !== 1) throw new IdempotencyClaimLostError(ref.key);
+        },
       );
-      if (rowCount !== 1) throw new IdempotencyClaimLostError(ref.key);
     });
   }
 

@@ -16,6 +16,7 @@ import { WebhookVersionsAndSingleAttempts1763759000000 } from './1763759000000-w
 import { LiveSessionInputs1763760000000 } from './1763760000000-live-session-inputs';
 import { LiveSessionHeartbeats1763761000000 } from './1763761000000-live-session-heartbeats';
 import { CustomerPortalSessions1763766000000 } from './1763766000000-customer-portal-sessions';
+import { ReplaySegments1763767000000 } from './1763767000000-replay-segments';
 
 /** Every committed migration, oldest first. Listed explicitly so builds never depend on file globbing. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   LiveSessionInputs1763760000000,
   LiveSessionHeartbeats1763761000000,
   CustomerPortalSessions1763766000000,
+  ReplaySegments1763767000000,
 ];

@@ -29,6 +29,12 @@ export const END_ABANDONED_LIVE_SESSIONS_QUEUE = 'end_abandoned_live_sessions';
 export const PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE = 'purge_customer_portal_sessions';
 
 /**
+ * The cluster-wide schedule that deletes portal run replay segments past their 30 days, bytes and rows
+ * (docs/decisions/0045-portal-run-replays.md).
+ */
+export const PURGE_REPLAY_SEGMENTS_QUEUE = 'purge_replay_segments';
+
+/**
  * Webhook deliveries (docs/decisions/0031-events-and-webhooks.md). A failed send is rescheduled with its own
  * backoff, by a new job holding the delivery's new attempt token
  * (docs/decisions/0037-webhook-versions-attempts-and-request-schemas.md); pg-boss's retries only cover a
@@ -133,6 +139,14 @@ export function jobQueueDefinitions(): Queue[] {
     },
     {
       name: PURGE_CUSTOMER_PORTAL_SESSIONS_QUEUE,
+      policy: 'singleton',
+      retryLimit: 0,
+      expireInSeconds: 10 * 60,
+      heartbeatSeconds: 10,
+      deleteAfterSeconds: DAY_SECONDS,
+    },
+    {
+      name: PURGE_REPLAY_SEGMENTS_QUEUE,
       policy: 'singleton',
       retryLimit: 0,
       expireInSeconds: 10 * 60,

@@ -1,40 +1,7 @@
-import type { TenantScope } from '@prior-auth/domain';
-import type { DataSource } from 'typeorm';
-import { arrange } from '../authorization/testing/authorization-builders';
-import { openTestDataSource } from '../database/test-database';
-import { createTestTenant, testCursors, uniqueSuffix } from '../unit-of-work/testing/test-tenants';
-import { TypeOrmUnitOfWork } from '../unit-of-work/typeorm-unit-of-work';
 import { PostgresLiveSessionFrames } from './postgres-live-session-frames';
-import { TypeOrmRuntimeSessionLedger } from './typeorm-runtime-session-ledger';
+import { RuntimeSessionDatabase } from './testing/runtime-session-database';
 
-let dataSource: DataSource;
-let unitOfWork: TypeOrmUnitOfWork;
-let ledger: TypeOrmRuntimeSessionLedger;
-
-beforeAll(async () => {
-  dataSource = await openTestDataSource(4);
-  unitOfWork = new TypeOrmUnitOfWork(dataSource, { cursors: testCursors() });
-  ledger = new TypeOrmRuntimeSessionLedger(dataSource);
-});
-afterAll(() => dataSource.destroy());
-
-async function liveSession(scope: TenantScope): Promise<string> {
-  const arranged = arrange(scope, 'processing');
-  await unitOfWork.run(scope, async (tx) => {
-    for (const file of arranged.files) await tx.files.save(file);
-    await tx.authorizations.save(arranged.authorization);
-  });
-  const id = `rs_${uniqueSuffix()}`;
-  await ledger.create({
-    scope,
-    id,
-    authorizationId: arranged.authorization.id,
-    provider: 'browser',
-    status: 'active',
-    createdAt: new Date(),
-  });
-  return id;
-}
+const db = RuntimeSessionDatabase.register();
 
 const frame = (page: string, byte: number) => ({
   page,
@@ -45,11 +12,10 @@ const frame = (page: string, byte: number) => ({
 
 describe('PostgresLiveSessionFrames', () => {
   it('keeps the newest frame, numbered, and tells a watcher on another connection of every change', async () => {
-    const scope = await createTestTenant(dataSource);
-    const sessionId = await liveSession(scope);
+    const sessionId = await db.liveSession();
     // Another process's view of the channel: its own instance and its own LISTEN connection.
-    const owner = new PostgresLiveSessionFrames(dataSource);
-    const viewer = new PostgresLiveSessionFrames(dataSource);
+    const owner = new PostgresLiveSessionFrames(db.dataSource);
+    const viewer = new PostgresLiveSessionFrames(db.dataSource);
     const heard: string[] = [];
     let hear: (() => void) | null = null;
     const stop = await viewer.watch((id) => {
@@ -84,9 +50,8 @@ describe('PostgresLiveSessionFrames', () => {
   });
 
   it('records until when a viewer watches, never shortening it, and not for an ended session', async () => {
-    const scope = await createTestTenant(dataSource);
-    const sessionId = await liveSession(scope);
-    const frames = new PostgresLiveSessionFrames(dataSource);
+    const sessionId = await db.liveSession();
+    const frames = new PostgresLiveSessionFrames(db.dataSource);
     expect(await frames.watchedUntil(sessionId)).toBeNull();
 
     const later = new Date(Date.now() + 30_000);
@@ -94,7 +59,7 @@ describe('PostgresLiveSessionFrames', () => {
     await frames.markWatched(sessionId, new Date(Date.now() + 10_000));
     expect(await frames.watchedUntil(sessionId)).toEqual(later);
 
-    await ledger.end(sessionId, new Date());
+    await db.ledger.end(sessionId, new Date());
     await frames.markWatched(sessionId, new Date(Date.now() + 60_000));
     expect(await frames.watchedUntil(sessionId)).toEqual(later);
   });

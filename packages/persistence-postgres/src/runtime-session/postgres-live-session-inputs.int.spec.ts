@@ -1,45 +1,15 @@
-import type { TenantScope } from '@prior-auth/domain';
-import type { DataSource } from 'typeorm';
-import { arrange } from '../authorization/testing/authorization-builders';
-import { openTestDataSource } from '../database/test-database';
-import { createTestTenant, testCursors, uniqueSuffix } from '../unit-of-work/testing/test-tenants';
-import { TypeOrmUnitOfWork } from '../unit-of-work/typeorm-unit-of-work';
+import type { LiveInput } from '@prior-auth/domain';
 import { PostgresLiveSessionInputs } from './postgres-live-session-inputs';
-import { TypeOrmRuntimeSessionLedger } from './typeorm-runtime-session-ledger';
+import { RuntimeSessionDatabase } from './testing/runtime-session-database';
 
-let dataSource: DataSource;
-let unitOfWork: TypeOrmUnitOfWork;
-let ledger: TypeOrmRuntimeSessionLedger;
+const db = RuntimeSessionDatabase.register();
 let inputs: PostgresLiveSessionInputs;
-
-beforeAll(async () => {
-  dataSource = await openTestDataSource(4);
-  unitOfWork = new TypeOrmUnitOfWork(dataSource, { cursors: testCursors() });
-  ledger = new TypeOrmRuntimeSessionLedger(dataSource);
-  inputs = new PostgresLiveSessionInputs(dataSource);
+beforeAll(() => {
+  inputs = new PostgresLiveSessionInputs(db.dataSource);
 });
-afterAll(() => dataSource.destroy());
-
-async function liveSession(scope: TenantScope): Promise<string> {
-  const arranged = arrange(scope, 'processing');
-  await unitOfWork.run(scope, async (tx) => {
-    for (const file of arranged.files) await tx.files.save(file);
-    await tx.authorizations.save(arranged.authorization);
-  });
-  const id = `rs_${uniqueSuffix()}`;
-  await ledger.create({
-    scope,
-    id,
-    authorizationId: arranged.authorization.id,
-    provider: 'browser',
-    status: 'active',
-    createdAt: new Date(),
-  });
-  return id;
-}
 
 const stored = async (sessionId: string): Promise<number> => {
-  const rows = (await dataSource.query(
+  const rows = (await db.dataSource.query(
     'SELECT count(*)::int AS n FROM runtime_session_inputs WHERE session_id = $1',
     [sessionId],
   )) as Array<{ n: number }>;
@@ -48,29 +18,38 @@ const stored = async (sessionId: string): Promise<number> => {
 
 describe('PostgresLiveSessionInputs', () => {
   it('hands a live session its input in order, once, and keeps nothing it handed over', async () => {
-    const sessionId = await liveSession(await createTestTenant(dataSource));
+    const sessionId = await db.liveSession();
     await inputs.send(sessionId, { kind: 'click', x: 0.5, y: 0.25 });
     await inputs.send(sessionId, { kind: 'text', text: 'secret' });
     await inputs.send(sessionId, { kind: 'key', key: 'Enter' });
+    const later: LiveInput[] = [
+      { kind: 'scroll', x: 0.5, y: 0.5, deltaX: 0, deltaY: -120 },
+      { kind: 'pointer', phase: 'down', x: 0.1, y: 0.2 },
+      { kind: 'pointer', phase: 'move', x: 0.3, y: 0.2 },
+      { kind: 'pointer', phase: 'up', x: 0.3, y: 0.2 },
+      { kind: 'paste', text: 'line one\nline two' },
+    ];
+    for (const input of later) await inputs.send(sessionId, input);
 
     const taken = await inputs.take(sessionId);
     expect(taken.map((t) => t.input)).toEqual([
       { kind: 'click', x: 0.5, y: 0.25 },
       { kind: 'text', text: 'secret' },
       { kind: 'key', key: 'Enter' },
+      ...later,
     ]);
     expect(await inputs.take(sessionId)).toEqual([]);
     expect(await stored(sessionId)).toBe(0);
   });
 
   it('drops untaken input on discard and takes none for a session that has ended', async () => {
-    const sessionId = await liveSession(await createTestTenant(dataSource));
+    const sessionId = await db.liveSession();
     await inputs.send(sessionId, { kind: 'text', text: 'password typed' });
     expect(await stored(sessionId)).toBe(1);
     await inputs.discard(sessionId);
     expect(await stored(sessionId)).toBe(0);
 
-    await ledger.end(sessionId, new Date());
+    await db.ledger.end(sessionId, new Date());
     await inputs.send(sessionId, { kind: 'text', text: 'too late' });
     expect(await stored(sessionId)).toBe(0);
   });

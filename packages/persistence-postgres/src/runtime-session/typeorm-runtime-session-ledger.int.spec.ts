@@ -1,35 +1,15 @@
 import type { NewRuntimeSession, TenantScope } from '@prior-auth/domain';
-import type { DataSource } from 'typeorm';
-import { arrange } from '../authorization/testing/authorization-builders';
-import { openTestDataSource } from '../database/test-database';
 import { TypeOrmTransactions } from '../unit-of-work/postgres-transaction';
-import { createTestTenant, testCursors, uniqueSuffix } from '../unit-of-work/testing/test-tenants';
-import { TypeOrmUnitOfWork } from '../unit-of-work/typeorm-unit-of-work';
-import { TypeOrmRuntimeSessionLedger } from './typeorm-runtime-session-ledger';
+import { createTestTenant, uniqueSuffix } from '../unit-of-work/testing/test-tenants';
+import { RuntimeSessionDatabase } from './testing/runtime-session-database';
 
-let dataSource: DataSource;
-let unitOfWork: TypeOrmUnitOfWork;
-let ledger: TypeOrmRuntimeSessionLedger;
-
-beforeAll(async () => {
-  dataSource = await openTestDataSource(4);
-  unitOfWork = new TypeOrmUnitOfWork(dataSource, { cursors: testCursors() });
-  ledger = new TypeOrmRuntimeSessionLedger(dataSource);
-});
-afterAll(() => dataSource.destroy());
+const db = RuntimeSessionDatabase.register();
 
 const T0 = new Date('2026-03-02T09:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
 /** A stored authorization waiting for a human: sessions reference their authorization. */
-async function storedAuthorization(scope: TenantScope): Promise<string> {
-  const arranged = arrange(scope, 'requires_action');
-  await unitOfWork.run(scope, async (tx) => {
-    for (const file of arranged.files) await tx.files.save(file);
-    await tx.authorizations.save(arranged.authorization);
-  });
-  return arranged.authorization.id;
-}
+const storedAuthorization = (scope: TenantScope) => db.storedAuthorization(scope, 'requires_action');
 
 const newSession = (
   scope: TenantScope,
@@ -46,102 +26,102 @@ const newSession = (
 
 describe('TypeOrmRuntimeSessionLedger', () => {
   it('stores a session and finds it by id anywhere, and as live only within its tenant', async () => {
-    const scope = await createTestTenant(dataSource);
-    const other = await createTestTenant(dataSource);
+    const scope = await createTestTenant(db.dataSource);
+    const other = await createTestTenant(db.dataSource);
     const production: TenantScope = { ...scope, environment: 'production' };
     const authorizationId = await storedAuthorization(scope);
     const session = newSession(scope, authorizationId);
-    await ledger.create(session);
+    await db.ledger.create(session);
 
     const stored = { ...session, endedAt: null };
-    expect(await ledger.find(session.id)).toEqual(stored);
-    expect(await ledger.findLive(scope, authorizationId)).toEqual(stored);
-    expect(await ledger.findLive(other, authorizationId)).toBeNull();
-    expect(await ledger.findLive(production, authorizationId)).toBeNull();
-    expect(await ledger.find(`rs_${uniqueSuffix()}`)).toBeNull();
+    expect(await db.ledger.find(session.id)).toEqual(stored);
+    expect(await db.ledger.findLive(scope, authorizationId)).toEqual(stored);
+    expect(await db.ledger.findLive(other, authorizationId)).toBeNull();
+    expect(await db.ledger.findLive(production, authorizationId)).toBeNull();
+    expect(await db.ledger.find(`rs_${uniqueSuffix()}`)).toBeNull();
   });
 
   it('treats the newest session not ended as live, and ends a session once', async () => {
-    const scope = await createTestTenant(dataSource);
+    const scope = await createTestTenant(db.dataSource);
     const authorizationId = await storedAuthorization(scope);
     const first = newSession(scope, authorizationId, at(0));
     const second = newSession(scope, authorizationId, at(60_000));
-    await ledger.create(first);
-    await ledger.create(second);
-    expect((await ledger.findLive(scope, authorizationId))?.id).toBe(second.id);
+    await db.ledger.create(first);
+    await db.ledger.create(second);
+    expect((await db.ledger.findLive(scope, authorizationId))?.id).toBe(second.id);
 
-    expect(await ledger.end(second.id, at(120_000))).toBe(true);
-    expect(await ledger.end(second.id, at(180_000))).toBe(false);
-    expect(await ledger.find(second.id)).toMatchObject({ status: 'ended', endedAt: at(120_000) });
-    expect((await ledger.findLive(scope, authorizationId))?.id).toBe(first.id);
+    expect(await db.ledger.end(second.id, at(120_000))).toBe(true);
+    expect(await db.ledger.end(second.id, at(180_000))).toBe(false);
+    expect(await db.ledger.find(second.id)).toMatchObject({ status: 'ended', endedAt: at(120_000) });
+    expect((await db.ledger.findLive(scope, authorizationId))?.id).toBe(first.id);
 
-    expect(await ledger.end(first.id, at(240_000))).toBe(true);
-    expect(await ledger.findLive(scope, authorizationId)).toBeNull();
-    expect(await ledger.end(`rs_${uniqueSuffix()}`, at(240_000))).toBe(false);
+    expect(await db.ledger.end(first.id, at(240_000))).toBe(true);
+    expect(await db.ledger.findLive(scope, authorizationId)).toBeNull();
+    expect(await db.ledger.end(`rs_${uniqueSuffix()}`, at(240_000))).toBe(false);
   });
 
   it('ends the live sessions whose beats stopped, and never those that never beat or still beat', async () => {
-    const scope = await createTestTenant(dataSource);
+    const scope = await createTestTenant(db.dataSource);
     const authorizationId = await storedAuthorization(scope);
     const [dead, alive, unbeaten, ended] = [1, 2, 3, 4].map(() => newSession(scope, authorizationId));
-    for (const session of [dead!, alive!, unbeaten!, ended!]) await ledger.create(session);
-    await ledger.beat([dead!.id, alive!.id, ended!.id], at(0));
-    await ledger.end(ended!.id, at(1_000));
-    await ledger.beat([alive!.id, ended!.id], at(50_000));
+    for (const session of [dead!, alive!, unbeaten!, ended!]) await db.ledger.create(session);
+    await db.ledger.beat([dead!.id, alive!.id, ended!.id], at(0));
+    await db.ledger.end(ended!.id, at(1_000));
+    await db.ledger.beat([alive!.id, ended!.id], at(50_000));
     // A late beat never moves a session's last beat back.
-    await ledger.beat([alive!.id], at(20_000));
+    await db.ledger.beat([alive!.id], at(20_000));
 
     // Other suites' sessions share the table: only this test's are looked at.
     const mine = new Set([dead!.id, alive!.id, unbeaten!.id, ended!.id]);
-    const swept = await ledger.endAbandoned(at(30_000), at(60_000));
+    const swept = await db.ledger.endAbandoned(at(30_000), at(60_000));
     expect(swept.filter(({ id }) => mine.has(id))).toEqual([{ id: dead!.id, scope, authorizationId }]);
-    expect(await ledger.find(dead!.id)).toMatchObject({ status: 'ended', endedAt: at(60_000) });
-    expect(await ledger.find(alive!.id)).toMatchObject({ status: 'active', endedAt: null });
-    expect(await ledger.find(unbeaten!.id)).toMatchObject({ status: 'active', endedAt: null });
+    expect(await db.ledger.find(dead!.id)).toMatchObject({ status: 'ended', endedAt: at(60_000) });
+    expect(await db.ledger.find(alive!.id)).toMatchObject({ status: 'active', endedAt: null });
+    expect(await db.ledger.find(unbeaten!.id)).toMatchObject({ status: 'active', endedAt: null });
     // The ended session stays as it ended.
-    expect(await ledger.find(ended!.id)).toMatchObject({ status: 'ended', endedAt: at(1_000) });
+    expect(await db.ledger.find(ended!.id)).toMatchObject({ status: 'ended', endedAt: at(1_000) });
 
-    const later = await ledger.endAbandoned(at(50_001), at(70_000));
+    const later = await db.ledger.endAbandoned(at(50_001), at(70_000));
     expect(later.filter(({ id }) => mine.has(id)).map(({ id }) => id)).toEqual([alive!.id]);
-    expect(await ledger.find(unbeaten!.id)).toMatchObject({ status: 'active' });
+    expect(await db.ledger.find(unbeaten!.id)).toMatchObject({ status: 'active' });
   });
 
   it('refuses a session for an authorization its tenant does not have', async () => {
-    const scope = await createTestTenant(dataSource);
-    const other = await createTestTenant(dataSource);
+    const scope = await createTestTenant(db.dataSource);
+    const other = await createTestTenant(db.dataSource);
     const authorizationId = await storedAuthorization(scope);
-    await expect(ledger.create(newSession(other, authorizationId))).rejects.toThrow();
+    await expect(db.ledger.create(newSession(other, authorizationId))).rejects.toThrow();
   });
 
   it('bound to a command transaction: a session created in a command that fails rolls back with it', async () => {
-    const scope = await createTestTenant(dataSource);
+    const scope = await createTestTenant(db.dataSource);
     const authorizationId = await storedAuthorization(scope);
-    const transactions = new TypeOrmTransactions(dataSource);
+    const transactions = new TypeOrmTransactions(db.dataSource);
     const failed = newSession(scope, authorizationId, at(0));
     const kept = newSession(scope, authorizationId, at(1_000));
 
     // A unit of work joined to the command's transaction: its failure rolls the whole command back.
     const attempt = transactions.run((tx) =>
-      unitOfWork.within(tx).run(scope, async () => {
-        await ledger.on(tx).create(failed);
+      db.unitOfWork.within(tx).run(scope, async () => {
+        await db.ledger.on(tx).create(failed);
         // Visible inside the transaction that created it, not yet outside.
-        expect(await ledger.on(tx).find(failed.id)).not.toBeNull();
-        expect(await ledger.find(failed.id)).toBeNull();
+        expect(await db.ledger.on(tx).find(failed.id)).not.toBeNull();
+        expect(await db.ledger.find(failed.id)).toBeNull();
         throw new Error('handoff could not be saved');
       }),
     );
     await expect(attempt).rejects.toThrow('handoff could not be saved');
-    await transactions.run((tx) => unitOfWork.within(tx).run(scope, () => ledger.on(tx).create(kept)));
-    expect(await ledger.find(failed.id)).toBeNull();
-    expect((await ledger.findLive(scope, authorizationId))?.id).toBe(kept.id);
+    await transactions.run((tx) => db.unitOfWork.within(tx).run(scope, () => db.ledger.on(tx).create(kept)));
+    expect(await db.ledger.find(failed.id)).toBeNull();
+    expect((await db.ledger.findLive(scope, authorizationId))?.id).toBe(kept.id);
 
     const rolledBack = newSession(scope, authorizationId, at(2_000));
     await expect(
       transactions.run(async (tx) => {
-        await ledger.on(tx).create(rolledBack);
+        await db.ledger.on(tx).create(rolledBack);
         throw new Error('request failed');
       }),
     ).rejects.toThrow('request failed');
-    expect(await ledger.find(rolledBack.id)).toBeNull();
+    expect(await db.ledger.find(rolledBack.id)).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { translateDatabaseError } from '../database/database-errors';
+import { batchWrites } from './write-batch';
 
 /** Who a change is made for; recorded in the audit log next to each domain event. */
 export interface TransactionMetadata {
@@ -22,13 +23,21 @@ export interface PostgresTransaction {
 export class TypeOrmTransactions {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Runs `work` in a new transaction: it commits when `work` resolves and rolls back whole when it throws. */
+  /**
+   * Runs `work` in a new transaction: it commits when `work` resolves and rolls back whole when it throws.
+   * `holdWrites`: the writes that need nothing back at once go out together just before the transaction's next
+   * statement (`WriteBatch`; an API command's writes and its stored answer become one statement).
+   */
   async run<T>(
     work: (tx: PostgresTransaction) => Promise<T>,
     metadata: TransactionMetadata = {},
+    options: { holdWrites?: boolean } = {},
   ): Promise<T> {
     try {
-      return await this.dataSource.transaction((manager) => work({ manager, metadata }));
+      return await this.dataSource.transaction((manager) => {
+        if (options.holdWrites && manager.queryRunner) batchWrites(manager.queryRunner);
+        return work({ manager, metadata });
+      });
     } catch (error) {
       throw translateDatabaseError(error);
     }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { EntityManager, EntitySchema } from 'typeorm';
 
 export interface SqlResult<T> {
@@ -14,7 +15,9 @@ export async function runSql<T = Record<string, unknown>>(
   manager: EntityManager,
   sql: string,
   parameters: unknown[] = [],
+  options: { prepared?: boolean } = {},
 ): Promise<SqlResult<T>> {
+  if (options.prepared && !manager.queryRunner) return runPrepared<T>(manager, sql, parameters);
   const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
   try {
     const result = await runner.query(sql, parameters, true);
@@ -23,6 +26,37 @@ export async function runSql<T = Record<string, unknown>>(
   } finally {
     if (!manager.queryRunner) await runner.release();
   }
+}
+
+/** Names of the statements prepared on the pool's connections, by their text (a handful of hot reads). */
+const preparedNames = new Map<string, string>();
+const PREPARED_STATEMENTS = 64;
+
+/**
+ * A hot read outside any transaction, straight on the pool as a named prepared statement: each connection
+ * parses and plans it once instead of per call, and no query runner is made and released around it
+ * (docs/performance.md). The name is derived from the text, so one name never stands for two texts.
+ */
+async function runPrepared<T>(
+  manager: EntityManager,
+  sql: string,
+  parameters: unknown[],
+): Promise<SqlResult<T>> {
+  let name = preparedNames.get(sql);
+  if (name === undefined) {
+    name = `pa_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
+    if (preparedNames.size < PREPARED_STATEMENTS) preparedNames.set(sql, name);
+  }
+  const pool = (manager.connection.driver as unknown as { master: PreparedQueryable }).master;
+  const result = await pool.query({ name, text: sql, values: parameters });
+  return { rows: result.rows as T[], rowCount: result.rowCount ?? result.rows.length };
+}
+
+interface PreparedQueryable {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{
+    rows: unknown[];
+    rowCount: number | null;
+  }>;
 }
 
 /** Column layout of a table, read from its EntitySchema so the SQL and the row type cannot drift apart. */
@@ -49,24 +83,51 @@ export function rowTable<Row>(schema: EntitySchema<Row>): RowTable<Row> {
 }
 
 /**
+ * JSON texts of documents that are never changed in place (a questionnaire template read from a row is
+ * replaced, not edited, docs/performance.md): saving such a document again sends the text it was read from
+ * instead of serializing it anew.
+ */
+const knownJson = new WeakMap<object, string>();
+
+/** Records `text` as the JSON of `document`, which nobody changes in place from now on. */
+export function rememberJson(document: object, text: string): void {
+  knownJson.set(document, text);
+}
+
+/**
  * A parameter for a column. JSONB values are serialized here: node-postgres would turn a JavaScript array
  * into a PostgreSQL array literal, not JSON.
  */
 export function columnValue<Row>(table: RowTable<Row>, row: Row, column: keyof Row & string): unknown {
   const value = row[column];
-  if (table.jsonb.has(column)) return value === null || value === undefined ? null : JSON.stringify(value);
-  return value;
+  if (!table.jsonb.has(column)) return value;
+  if (value === null || value === undefined) return null;
+  return (typeof value === 'object' && knownJson.get(value)) || JSON.stringify(value);
 }
 
-/** `INSERT INTO t (…) VALUES (…), (…)` for `rows`, with its parameters; `tail` adds ON CONFLICT/RETURNING. */
+/**
+ * `INSERT INTO t (…) VALUES (…), (…)` for `rows`, with its parameters; `tail` adds ON CONFLICT/RETURNING.
+ * Rows that share one JSON document in a column (the events of one save share their snapshot) share its
+ * parameter: it is serialized and sent once.
+ */
 export function insertStatement<Row>(
   table: RowTable<Row>,
   rows: readonly Row[],
   tail = '',
 ): { sql: string; parameters: unknown[] } {
   const parameters: unknown[] = [];
+  const shared = new Map<string, Map<object, number>>();
   const tuples = rows.map((row) => {
     const placeholders = table.columns.map((column) => {
+      const value = row[column];
+      const document = table.jsonb.has(column) && typeof value === 'object' && value !== null ? value : null;
+      if (document !== null && rows.length > 1) {
+        const seen = shared.get(column) ?? new Map<object, number>();
+        shared.set(column, seen);
+        const index = seen.get(document);
+        if (index !== undefined) return `$${index}`;
+        seen.set(document, parameters.length + 1);
+      }
       parameters.push(columnValue(table, row, column));
       return `$${parameters.length}`;
     });

@@ -21,7 +21,7 @@ import { TypeOrmWebhookEndpointRepository } from '../webhooks/typeorm-webhook-en
 import { PgBossJobQueue } from '../outbox/pg-boss-job-queue';
 import { TypeOrmPayerEvidenceRepository } from '../payer-evidence/typeorm-payer-evidence.repository';
 import type { KeysetCursors } from '../pagination/keyset-cursor';
-import { chainStatements, runSql } from './sql';
+import { writeSql } from './write-batch';
 import type { PostgresTransaction, TransactionMetadata } from './postgres-transaction';
 
 export interface TypeOrmUnitOfWorkOptions {
@@ -100,8 +100,7 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
           const outboxInsert = outbox.appendStatement(events);
           const auditInsert = audit.eventsStatement(events, { actor, requestId: metadata.requestId ?? null });
           if (outboxInsert === null || auditInsert === null) return;
-          const both = chainStatements([outboxInsert, auditInsert]);
-          await runSql(manager, both.sql, both.parameters);
+          await writeSql(manager, [outboxInsert, auditInsert]);
         },
       },
       events: new TypeOrmResourceEventLog(manager, scope, this.options.cursors, (events, insert) =>

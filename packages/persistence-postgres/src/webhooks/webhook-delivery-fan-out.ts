@@ -3,7 +3,8 @@ import type { PgBoss } from 'pg-boss';
 import type { EntityManager } from 'typeorm';
 import { WEBHOOK_DELIVERY_QUEUE } from '../outbox/job-queues';
 import { transactionDatabase } from '../outbox/pg-boss-job-queue';
-import { chainStatements, runSql, type SqlStatement } from '../unit-of-work/sql';
+import type { SqlStatement } from '../unit-of-work/sql';
+import { writeSql } from '../unit-of-work/write-batch';
 import { tenantParameters } from '../unit-of-work/tenant-bound';
 
 /** What a delivery job carries: the delivery to send, and its tenant (docs/decisions/0031-events-and-webhooks.md). */
@@ -40,10 +41,10 @@ export async function fanOutWebhookDeliveries(
   events: readonly ResourceEvent[],
   /** The events' own INSERT, sent in the same statement (one round trip for both). */
   eventsInsert?: SqlStatement,
-): Promise<number> {
+): Promise<void> {
   if (events.length === 0) {
-    if (eventsInsert !== undefined) await runSql(manager, eventsInsert.sql, eventsInsert.parameters);
-    return 0;
+    if (eventsInsert !== undefined) await writeSql(manager, eventsInsert);
+    return;
   }
   const fanOut: SqlStatement = {
     sql: `INSERT INTO webhook_deliveries (organization_id, environment, id, endpoint_id, event_id, event_type,
@@ -67,20 +68,18 @@ export async function fanOutWebhookDeliveries(
       events.map(testTarget),
     ],
   };
-  const statement = chainStatements(eventsInsert === undefined ? [fanOut] : [eventsInsert, fanOut]);
-  const { rows } = await runSql<{ id: string; attempt_token: string }>(
-    manager,
-    statement.sql,
-    statement.parameters,
-  );
-  if (rows.length === 0) return 0;
-  if (boss === undefined) {
-    throw new Error('this unit of work has no job queue (jobBoss) configured for webhook deliveries');
-  }
-  for (const row of rows) {
-    const data: WebhookDeliveryJobData = { ...scope, deliveryId: row.id, token: row.attempt_token };
-    const id = await boss.send(WEBHOOK_DELIVERY_QUEUE, data, { db: transactionDatabase(manager) });
-    if (id === null) throw new Error(`webhook delivery ${row.id} was not enqueued`);
-  }
-  return rows.length;
+  // The jobs follow once the rows are written (held with the command's other writes when its transaction
+  // holds them), still on the same connection and in the same transaction.
+  await writeSql(manager, eventsInsert === undefined ? [fanOut] : [eventsInsert, fanOut], async (result) => {
+    const rows = result.rows as Array<{ id: string; attempt_token: string }>;
+    if (rows.length === 0) return;
+    if (boss === undefined) {
+      throw new Error('this unit of work has no job queue (jobBoss) configured for webhook deliveries');
+    }
+    for (const row of rows) {
+      const data: WebhookDeliveryJobData = { ...scope, deliveryId: row.id, token: row.attempt_token };
+      const id = await boss.send(WEBHOOK_DELIVERY_QUEUE, data, { db: transactionDatabase(manager) });
+      if (id === null) throw new Error(`webhook delivery ${row.id} was not enqueued`);
+    }
+  });
 }
