@@ -24,6 +24,7 @@ import { createHash } from 'node:crypto';
 import { errors as playwrightErrors, type BrowserContext, type Page } from 'playwright-core';
 import { BrowserUnavailableError } from './browser/browser-executable';
 import { type ChromiumBrowser } from './browser/chromium-browser';
+import { captureScreenshot } from './browser/page-screenshot';
 import { MemoryCustomerPortalSessions } from './memory-customer-portal-sessions';
 import { type LiveRun, type LiveRunSessions } from './screencast-live-sessions';
 import {
@@ -400,7 +401,7 @@ export class PlaywrightPayerPortal implements PayerPortal {
       kind: 'confirmation_image',
       step: 'confirmation',
       contentType: 'image/png',
-      bytes: await run.page.screenshot({ fullPage: true, type: 'png' }),
+      bytes: await captureScreenshot(run.page, { fullPage: true, type: 'png' }),
       capturedAt,
     });
     run.evidence.push({
@@ -545,7 +546,7 @@ export class PlaywrightPayerPortal implements PayerPortal {
             step: name,
             contentType: 'image/png',
             // The viewport only: the steps' pages fit in it, and a full-page capture costs a second layout.
-            bytes: await runPage.screenshot({ type: 'png', caret: 'initial' }),
+            bytes: await captureScreenshot(runPage, { type: 'png', caret: 'initial' }),
             capturedAt: new Date(),
           });
         },
