@@ -50,3 +50,22 @@ describe('ChromiumBrowser start-up errors', () => {
     await browser.close();
   });
 });
+
+describe('ChromiumBrowser after a crash', () => {
+  it('hands out a context of a relaunched browser at once, even before the old one reports its end', async () => {
+    const browser = new ChromiumBrowser({ executablePath: process.env.BROWSER_EXECUTABLE_PATH });
+    try {
+      const first = await browser.newContext();
+      const dead = first.browser()!;
+      // The run right after a crash starts before the end is reported: it gets a context of a new browser.
+      const closing = dead.close();
+      const next = await browser.newContext();
+      await closing;
+      expect(next.browser()).not.toBe(dead);
+      expect(next.browser()!.isConnected()).toBe(true);
+      await next.close();
+    } finally {
+      await browser.close();
+    }
+  });
+});

@@ -17,6 +17,9 @@ export const CHROMIUM_FLAGS = [
   '--no-default-browser-check',
 ];
 
+/** What Playwright says when the browser a call went to has ended. */
+const BROWSER_GONE = /has been closed|Target closed|Browser closed|disconnected/i;
+
 export interface ChromiumBrowserOptions {
   /** A system Chromium (BROWSER_EXECUTABLE_PATH); unset → the packaged one. */
   executablePath?: string;
@@ -41,12 +44,21 @@ export class ChromiumBrowser {
 
   /** A fresh context; `storageState` starts it with a session an earlier context kept. */
   async newContext(options: Pick<BrowserContextOptions, 'storageState'> = {}): Promise<BrowserContext> {
-    const browser = await this.current();
-    return browser.newContext({
-      acceptDownloads: true,
-      viewport: { width: 1100, height: 900 },
-      ...options,
-    });
+    for (let attempt = 1; ; attempt += 1) {
+      const launched = this.current();
+      const browser = await launched;
+      try {
+        return await browser.newContext({
+          acceptDownloads: true,
+          viewport: { width: 1100, height: 900 },
+          ...options,
+        });
+      } catch (error) {
+        // The browser died a moment ago (its end not reported yet): forget it and launch another, once.
+        if (attempt > 1 || this.closed || !BROWSER_GONE.test(String(error))) throw error;
+        this.forget(launched);
+      }
+    }
   }
 
   async close(): Promise<void> {
@@ -58,38 +70,40 @@ export class ChromiumBrowser {
 
   private current(): Promise<Browser> {
     if (this.closed) return Promise.reject(new BrowserUnavailableError('The browser was shut down.'));
-    this.browser ??= this.launch();
-    return this.browser;
+    if (this.browser) return this.browser;
+    const launching = this.launch();
+    this.browser = launching;
+    launching.then(
+      (browser) => browser.on('disconnected', () => this.forget(launching)),
+      () => this.forget(launching),
+    );
+    return launching;
+  }
+
+  /** Drops `launched` as the current browser, unless another has replaced it already. */
+  private forget(launched: Promise<Browser>): void {
+    if (this.browser === launched) this.browser = null;
   }
 
   private async launch(): Promise<Browser> {
-    try {
-      const executablePath = await resolveBrowserExecutable(this.options.executablePath);
-      const browser = await chromium
-        .launch({
-          executablePath,
-          headless: true,
-          args: CHROMIUM_FLAGS,
-          timeout: this.options.launchTimeoutMs ?? 30_000,
-          // The process closes the browser itself, after its shutdown grace: on SIGTERM the worker lets the
-          // running portal runs finish first (decision 0013), which a browser closed by the signal would break.
-          handleSIGINT: false,
-          handleSIGTERM: false,
-          handleSIGHUP: false,
-        })
-        .catch((error: unknown) => {
-          throw new BrowserUnavailableError(
-            `Chromium at ${executablePath} did not start: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`,
-            { cause: error },
-          );
-        });
-      browser.on('disconnected', () => {
-        this.browser = null;
+    const executablePath = await resolveBrowserExecutable(this.options.executablePath);
+    return chromium
+      .launch({
+        executablePath,
+        headless: true,
+        args: CHROMIUM_FLAGS,
+        timeout: this.options.launchTimeoutMs ?? 30_000,
+        // The process closes the browser itself, after its shutdown grace: on SIGTERM the worker lets the
+        // running portal runs finish first (decision 0013), which a browser closed by the signal would break.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      })
+      .catch((error: unknown) => {
+        throw new BrowserUnavailableError(
+          `Chromium at ${executablePath} did not start: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`,
+          { cause: error },
+        );
       });
-      return browser;
-    } catch (error) {
-      this.browser = null;
-      throw error;
-    }
   }
 }
