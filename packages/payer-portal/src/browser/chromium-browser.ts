@@ -17,8 +17,24 @@ export const CHROMIUM_FLAGS = [
   '--no-default-browser-check',
 ];
 
-/** What Playwright says when the browser a call went to has ended. */
-const BROWSER_GONE = /has been closed|Target closed|Browser closed|disconnected/i;
+/** How long a failed call waits for its browser to report that it ended, before the failure stands. */
+const BROWSER_END_WAIT_MS = 2_000;
+
+/** Whether `browser` has ended, or ends within `ms`. */
+function hasEnded(browser: Browser, ms: number): Promise<boolean> {
+  if (!browser.isConnected()) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const ended = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      browser.off('disconnected', ended);
+      resolve(false);
+    }, ms);
+    browser.once('disconnected', ended);
+  });
+}
 
 export interface ChromiumBrowserOptions {
   /** A system Chromium (BROWSER_EXECUTABLE_PATH); unset → the packaged one. */
@@ -54,8 +70,9 @@ export class ChromiumBrowser {
           ...options,
         });
       } catch (error) {
-        // The browser died a moment ago (its end not reported yet): forget it and launch another, once.
-        if (attempt > 1 || this.closed || !BROWSER_GONE.test(String(error))) throw error;
+        // A browser that died a moment ago fails this call before it reports its end (and with various
+        // messages): when it does end, forget it and launch another, once. A live browser's refusal stands.
+        if (attempt > 1 || this.closed || !(await hasEnded(browser, BROWSER_END_WAIT_MS))) throw error;
         this.forget(launched);
       }
     }
