@@ -32,6 +32,16 @@ export function requestContext(req: Request): RequestContext {
   return context;
 }
 
+/**
+ * Called by each route the route tables register, as it starts: remembers the mount path the route matched
+ * under, which Express resets once the request leaves that router (an error answered by the app's handler,
+ * the access-log line). A request without a context (a bare router in a test) is left alone.
+ */
+export function noteRouteBase(req: Request): void {
+  const context = (req as unknown as Record<symbol, RequestContext | undefined>)[CONTEXT];
+  if (context) context.routeBase = req.baseUrl;
+}
+
 /** The caller's tenant scope; only valid behind the authentication middleware. */
 export function scopeOf(req: Request): TenantScope {
   const auth = requestContext(req).auth;

@@ -17,18 +17,6 @@ export const requestIdMiddleware: RequestHandler = (req, res, next) => {
       : `req_${randomBase62(20)}`;
   const context: RequestContext = { requestId, startedAt: process.hrtime.bigint() };
   setRequestContext(req, context);
-  // When a route matches, the router sets `req.route`; its mount path is remembered then, as `req.baseUrl`
-  // is reset once the request leaves that router (an error answered by the app's handler, a log line).
-  let route: unknown;
-  Object.defineProperty(req, 'route', {
-    configurable: true,
-    enumerable: true,
-    get: () => route,
-    set: (value: unknown) => {
-      route = value;
-      context.routeBase = req.baseUrl;
-    },
-  });
   res.setHeader('Request-Id', requestId);
   next();
 };

@@ -4,6 +4,7 @@ import type { OperationDoc } from '../openapi/openapi.operations';
 import { asyncHandler } from './async-handler';
 import type { CommandResult, CommandRunner } from './command-runner';
 import { methodNotAllowed } from './method-not-allowed';
+import { noteRouteBase } from './request-context';
 import { idempotencyKey, ifMatchAfterScoping } from './preconditions';
 import { validateAll } from './validation';
 
@@ -49,9 +50,17 @@ export function addRoutes<R extends Pick<Router, 'route'>, C>(
   for (const [path, methods] of Object.entries(table)) {
     const route = router.route(path);
     for (const [method, entry] of Object.entries(methods) as Array<[RouteMethod, Route<C>]>) {
-      route[method](asyncHandler((req, res) => entry.serve(controllers, req, res)));
+      route[method](
+        asyncHandler((req, res) => {
+          noteRouteBase(req);
+          return entry.serve(controllers, req, res);
+        }),
+      );
     }
-    route.all(methodNotAllowed);
+    route.all((req, res, next) => {
+      noteRouteBase(req);
+      methodNotAllowed(req, res, next);
+    });
   }
   return router;
 }
