@@ -10,7 +10,8 @@
  * BENCH_DURATION_S (default 10) sets each pass's length; BENCH_SCALE=1 also compares retrieve with 1,000 and
  * with 1,000,000 authorizations in the table (slow: the rows are seeded with one INSERT … SELECT).
  * BENCH_ONLY=create or BENCH_ONLY=retrieve runs that operation's passes alone (with BENCH_CPU_PROFILE_DIR, a
- * profile of that operation alone).
+ * profile of that operation alone). BENCH_API_MAIN=<main.js> measures another build of the API (before/after
+ * comparisons in one sitting). The CPU columns give the serving process's and PostgreSQL's time per request.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -34,6 +35,8 @@ const ONLY = process.env.BENCH_ONLY;
 const runs = (operation: 'create' | 'retrieve' | 'list' | 'patch'): boolean =>
   ONLY === undefined || ONLY === operation;
 const REPOSITORY = resolve(__dirname, '../../..');
+/** The API process to measure: the built one, or BENCH_API_MAIN (another build, to compare two versions). */
+const API_MAIN = resolve(process.env.BENCH_API_MAIN ?? join(__dirname, '../dist/main.js'));
 const FLOOR = resolve(REPOSITORY, '../shared/perf/floor.mjs');
 const NPI = '1234567893';
 const SELECTION = {
@@ -58,6 +61,8 @@ interface Pass {
   refused: string;
   /** CPU time the serving process spent per request (user + system), NaN where it cannot be read. */
   cpuMsPerRequest: number;
+  /** CPU time PostgreSQL's backends on the bench database spent per request (local servers only), else NaN. */
+  dbCpuMsPerRequest: number;
 }
 
 /** The serving process of each target's origin, whose CPU time a pass reads. */
@@ -76,6 +81,33 @@ function cpuMs(pid: number | undefined): number {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * The bench database's backends (every connection but the watcher's own) and their CPU time so far: read
+ * before and after a pass, it shows how much of a request's cost is PostgreSQL's. Readable only when the
+ * server runs on this machine (embedded, or local); NaN otherwise.
+ */
+let databaseWatcher: Awaited<ReturnType<typeof openTestDataSource>> | undefined;
+
+async function databaseCpu(): Promise<Map<number, number>> {
+  const cpu = new Map<number, number>();
+  if (!databaseWatcher) return cpu;
+  const rows = (await databaseWatcher.query(
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+  )) as Array<{ pid: number }>;
+  for (const { pid } of rows) cpu.set(pid, cpuMs(pid));
+  return cpu;
+}
+
+function databaseCpuSpent(before: Map<number, number>, after: Map<number, number>): number {
+  if (after.size === 0) return NaN;
+  let spent = 0;
+  for (const [pid, now] of after) {
+    if (Number.isNaN(now)) return NaN;
+    spent += now - (before.get(pid) ?? 0);
+  }
+  return spent;
 }
 
 interface Target {
@@ -126,6 +158,7 @@ async function cannon(
 ): Promise<Pass> {
   const pid = servers.get(new URL(url).origin);
   const cpuBefore = cpuMs(pid);
+  const dbBefore = await databaseCpu();
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -143,6 +176,7 @@ async function cannon(
       .map(([status, stats]) => `${status}×${stats.count ?? 0}`)
       .join(' '),
     cpuMsPerRequest: (cpuMs(pid) - cpuBefore) / Math.max(1, result.requests.total),
+    dbCpuMsPerRequest: databaseCpuSpent(dbBefore, await databaseCpu()) / Math.max(1, result.requests.total),
   };
 }
 
@@ -237,7 +271,7 @@ async function startApi(
 
   const port = await freePort();
   const log = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...nodeFlags('api'), join(__dirname, '../dist/main.js')], {
+  const child = spawn(process.execPath, [...nodeFlags('api'), API_MAIN], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
@@ -311,7 +345,9 @@ async function startFloor(databaseUrl: string): Promise<{ target: Target; child:
 
 const ms = (value: number): string => value.toFixed(1);
 const cpu = (pass: Pass): string =>
-  Number.isNaN(pass.cpuMsPerRequest) ? 'n/a' : pass.cpuMsPerRequest.toFixed(2);
+  Number.isNaN(pass.cpuMsPerRequest)
+    ? 'n/a'
+    : `${pass.cpuMsPerRequest.toFixed(2)} / ${Number.isNaN(pass.dbCpuMsPerRequest) ? 'n/a' : pass.dbCpuMsPerRequest.toFixed(2)}`;
 const ratio = (pass: Pass, floor: Pass | undefined): string =>
   floor ? (pass.requestsPerSecond / floor.requestsPerSecond).toFixed(2) : 'n/a';
 
@@ -373,6 +409,7 @@ async function main(): Promise<void> {
   try {
     api = await startApi(databaseUrl, join(logFolder, 'api.log'));
     floor = await startFloor(databaseUrl);
+    databaseWatcher = await openTestDataSource(1);
     const rows: Array<[string, Pass, Pass | undefined]> = [];
     const apiUrl = api.target.baseUrl;
 
@@ -437,7 +474,7 @@ async function main(): Promise<void> {
         '\n',
     );
     console.log(
-      '| operation | req/s | p50 ms | p99 ms | errors | CPU ms/req | floor req/s | floor CPU ms/req | ratio |',
+      '| operation | req/s | p50 ms | p99 ms | errors | CPU ms/req (service / db) | floor req/s | floor CPU ms/req (service / db) | ratio |',
     );
     console.log('|---|--:|--:|--:|--:|--:|--:|--:|--:|');
     for (const [name, pass, reference] of rows) {
@@ -464,6 +501,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
+    await databaseWatcher?.destroy();
     if (api) await stop(api.child);
     if (floor) await stop(floor.child);
     rmSync(logFolder, { recursive: true, force: true });

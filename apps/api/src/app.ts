@@ -30,7 +30,6 @@ import { liveViewRouter } from './live-view/live-view.routes';
 import { HealthController } from './health/health.controller';
 import { HEALTH_RESOURCE } from './health/health.routes';
 import { ManualHandoffController } from './manual-handoff/manual-handoff.controller';
-import { accessLogMiddleware } from './http/access-log.middleware';
 import { announceApiVersion, resolveApiVersion } from './http/api-version.middleware';
 import { jsonBodiesOnly } from './http/content-type.middleware';
 import { corsMiddleware } from './http/cors.middleware';
@@ -41,6 +40,7 @@ import { HttpError } from './http/http-error';
 import { safeJsonBody, wellFormedRequestTarget } from './http/input-guards.middleware';
 import { ApiRateLimits } from './http/rate-limits.middleware';
 import { requestIdMiddleware } from './http/request-id.middleware';
+import { requestObserver } from './http/request-observer.middleware';
 import { methodNotAllowed } from './http/method-not-allowed';
 import { addRoutes, mountResource } from './http/route-table';
 import { AUTHENTICATED_DOCUMENT_RESOURCE, docsRouter } from './openapi/docs.routes';
@@ -77,10 +77,9 @@ export function createApp(container: Container): Express {
 
   app.use(requestIdMiddleware);
   const metrics = createHttpMetrics();
-  app.use(metrics.middleware);
+  app.use(requestObserver(logger, metrics));
   // Before every check that can refuse a request, so each /v1 answer names a version (decision 0029).
   app.use('/v1', announceApiVersion);
-  app.use(accessLogMiddleware(logger));
   app.use(helmet());
   app.use((_req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');

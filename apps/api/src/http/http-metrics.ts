@@ -10,8 +10,8 @@ export const routePattern = (req: Parameters<RequestHandler>[0]): string =>
 
 export interface HttpMetrics {
   registry: Registry;
-  /** Observes each request's latency by method, route pattern and status once it is answered. */
-  middleware: RequestHandler;
+  /** Notes one answered request's latency by method, route pattern and status (`requestObserver` calls it). */
+  observe(method: string, route: string, status: number, seconds: number): void;
   /** `GET /metrics`: the Prometheus text format (docs/decisions/0034-operability.md). */
   handler: RequestHandler;
 }
@@ -27,17 +27,18 @@ export function createHttpMetrics(): HttpMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  // One labelled child per method, route and status, found again without hashing the labels per request.
+  const children = new Map<string, ReturnType<typeof duration.labels>>();
   return {
     registry,
-    middleware: (req, res, next) => {
-      res.on('finish', () => {
-        const seconds = Number(process.hrtime.bigint() - requestContext(req).startedAt) / 1e9;
-        duration.observe(
-          { method: req.method, route: routePattern(req), status: String(res.statusCode) },
-          seconds,
-        );
-      });
-      next();
+    observe: (method, route, status, seconds) => {
+      const key = `${method} ${status} ${route}`;
+      let child = children.get(key);
+      if (child === undefined) {
+        child = duration.labels({ method, route, status: String(status) });
+        children.set(key, child);
+      }
+      child.observe(seconds);
     },
     handler: (_req, res, next) => {
       registry.metrics().then((text) => {

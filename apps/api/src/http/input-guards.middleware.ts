@@ -69,12 +69,16 @@ export const wellFormedRequestTarget: RequestHandler = (req, _res, next) => {
   const target = req.originalUrl;
   const queryStart = target.indexOf('?');
   const path = queryStart === -1 ? target : target.slice(0, queryStart);
-  for (const segment of path.split('/')) {
-    const decoded = decodeComponent(segment);
-    if (decoded === null || CONTROL_CHARACTERS.test(decoded)) {
-      next(notFound(req.method));
-      return;
-    }
+  // Only a path with percent-escapes needs decoding segment by segment (most paths have none).
+  const malformed = path.includes('%')
+    ? path.split('/').some((segment) => {
+        const decoded = decodeComponent(segment);
+        return decoded === null || CONTROL_CHARACTERS.test(decoded);
+      })
+    : CONTROL_CHARACTERS.test(path);
+  if (malformed) {
+    next(notFound(req.method));
+    return;
   }
   const issues = queryStart === -1 ? [] : queryIssues(target.slice(queryStart + 1));
   next(issues.length > 0 ? validationFailed(issues) : undefined);

@@ -3,6 +3,7 @@ import { Brackets, type DataSource, type SelectQueryBuilder } from 'typeorm';
 import { normalizeServiceCode, payerSearchTerms } from './catalog';
 import { PayerEntity, RouteEntity, type PayerRow, type RouteRow } from './catalog.entity';
 import { toPayer, toRoute } from './catalog.mapper';
+import { sharedQuestionnaire } from '../authorization/questionnaire-text-cache';
 import { managerOf, type PostgresTransaction } from '../unit-of-work/postgres-transaction';
 import type {
   CatalogKeyset,
@@ -83,13 +84,13 @@ export class TypeOrmPayerCatalog implements CatalogPort {
       service_code_system: selection.serviceCodeSystem,
       service_code: normalizeServiceCode(selection.serviceCodeSystem, selection.serviceCode),
     });
-    return row ? toRoute(row) : null;
+    return row ? caseRoute(row) : null;
   }
 
   /** The route with this id (as pinned on an authorization), or null once the catalog no longer has it. */
   async getRoute(routeId: string): Promise<CatalogRoute | null> {
     const row = await this.routes.findOneBy({ id: routeId });
-    return row ? toRoute(row) : null;
+    return row ? caseRoute(row) : null;
   }
 
   /**
@@ -141,3 +142,9 @@ export class TypeOrmPayerCatalog implements CatalogPort {
     return page<RouteRow, CatalogRoute>(builder, 'r', query.limit, query.after, toRoute);
   }
 }
+
+/** A route a case is created on or read against: its questionnaire is the one shared object for its text. */
+const caseRoute = (row: RouteRow): CatalogRoute => {
+  const route = toRoute(row);
+  return { ...route, questionnaire: sharedQuestionnaire(route.questionnaire) };
+};

@@ -1,4 +1,5 @@
 import type { ResourceEvent, ResourceEventType, ResourceSnapshot } from '@prior-auth/domain';
+import { jsonText, rememberedJson } from '../unit-of-work/sql';
 import type { ResourceEventRow } from './resource-event.entity';
 
 /*
@@ -7,17 +8,27 @@ import type { ResourceEventRow } from './resource-event.entity';
  */
 const DATE_TAG = '$date';
 
-export function encodeSnapshot(value: unknown): unknown {
-  if (value instanceof Date) return { [DATE_TAG]: value.toISOString() };
-  if (Array.isArray(value)) return value.map(encodeSnapshot);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>)
-        .filter(([, v]) => v !== undefined)
-        .map(([k, v]) => [k, encodeSnapshot(v)]),
-    );
+/**
+ * The snapshot's JSON text, as a JSONB parameter (`jsonText`). Written in one pass, splicing in the text of
+ * documents whose JSON is already known (a case's shared questionnaire: the largest part of its state) instead
+ * of copying and serializing them again (docs/performance.md).
+ */
+export function encodeSnapshot(value: unknown): object {
+  return jsonText(snapshotJson(value) ?? 'null');
+}
+
+function snapshotJson(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (value instanceof Date) return `{"${DATE_TAG}":${JSON.stringify(value.toISOString())}}`;
+  const known = rememberedJson(value);
+  if (known !== undefined) return known;
+  if (Array.isArray(value)) return `[${value.map((item) => snapshotJson(item) ?? 'null').join(',')}]`;
+  const members: string[] = [];
+  for (const [key, member] of Object.entries(value as Record<string, unknown>)) {
+    const json = snapshotJson(member);
+    if (json !== undefined) members.push(`${JSON.stringify(key)}:${json}`);
   }
-  return value;
+  return `{${members.join(',')}}`;
 }
 
 export function decodeSnapshot(value: unknown): unknown {

@@ -82,6 +82,8 @@ export class PostgresIdempotencyStore {
            VALUES ($1, $2, $3, $4, 'in_flight', $5, $6, $6, $7)
            ON CONFLICT DO NOTHING RETURNING key`,
           [...this.keyParameters(request), request.fingerprint, token, request.now, expiresAt],
+          // Every command with a key begins with this statement: prepared once per connection.
+          { prepared: true },
         );
         if (inserted.rowCount === 1) return { kind: 'claimed', claimToken: token };
 

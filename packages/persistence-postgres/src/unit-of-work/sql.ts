@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager, EntitySchema } from 'typeorm';
+import { QueryFailedError, type EntityManager, type EntitySchema, type QueryRunner } from 'typeorm';
 
 export interface SqlResult<T> {
   rows: T[];
@@ -28,32 +28,67 @@ export async function runSql<T = Record<string, unknown>>(
   }
 }
 
-/** Names of the statements prepared on the pool's connections, by their text (a handful of hot reads). */
+/** Names of the statements prepared on the connections, by their text (the hot reads and writes). */
 const preparedNames = new Map<string, string>();
-const PREPARED_STATEMENTS = 64;
+/**
+ * How many texts are prepared at most: each connection keeps a prepared statement per text it ran, so the
+ * names are bounded; a text met once they are all given runs unnamed, as before.
+ */
+const PREPARED_STATEMENTS = 128;
+
+/** The name `sql` is prepared under, derived from its text so one name never stands for two texts. */
+function preparedName(sql: string): string | undefined {
+  let name = preparedNames.get(sql);
+  if (name === undefined && preparedNames.size < PREPARED_STATEMENTS) {
+    name = `pa_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
+    preparedNames.set(sql, name);
+  }
+  return name;
+}
 
 /**
  * A hot read outside any transaction, straight on the pool as a named prepared statement: each connection
  * parses and plans it once instead of per call, and no query runner is made and released around it
- * (docs/performance.md). The name is derived from the text, so one name never stands for two texts.
+ * (docs/performance.md).
  */
 async function runPrepared<T>(
   manager: EntityManager,
   sql: string,
   parameters: unknown[],
 ): Promise<SqlResult<T>> {
-  let name = preparedNames.get(sql);
-  if (name === undefined) {
-    name = `pa_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
-    if (preparedNames.size < PREPARED_STATEMENTS) preparedNames.set(sql, name);
-  }
+  const name = preparedName(sql);
   const pool = (manager.connection.driver as unknown as { master: PreparedQueryable }).master;
-  const result = await pool.query({ name, text: sql, values: parameters });
+  const result = await pool.query(
+    name === undefined ? { text: sql, values: parameters } : { name, text: sql, values: parameters },
+  );
   return { rows: result.rows as T[], rowCount: result.rowCount ?? result.rows.length };
 }
 
+/**
+ * `statement` on the runner's connection (its transaction) as a named prepared statement: a command's one
+ * statement of held writes has the same text for every command of a kind, and parsing and planning it was a
+ * large part of PostgreSQL's work per command (docs/performance.md). Errors come as TypeORM's, as from
+ * `runner.query`. The runner's own `query` is not used: it would send the held writes again.
+ */
+export async function runPreparedOn<T = Record<string, unknown>>(
+  runner: QueryRunner,
+  sql: string,
+  parameters: unknown[],
+): Promise<SqlResult<T>> {
+  const name = preparedName(sql);
+  const client = (await runner.connect()) as PreparedQueryable;
+  try {
+    const result = await client.query(
+      name === undefined ? { text: sql, values: parameters } : { name, text: sql, values: parameters },
+    );
+    return { rows: result.rows as T[], rowCount: result.rowCount ?? result.rows.length };
+  } catch (error) {
+    throw new QueryFailedError(sql, parameters, error as Error);
+  }
+}
+
 interface PreparedQueryable {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{
     rows: unknown[];
     rowCount: number | null;
   }>;
@@ -92,6 +127,16 @@ const knownJson = new WeakMap<object, string>();
 /** Records `text` as the JSON of `document`, which nobody changes in place from now on. */
 export function rememberJson(document: object, text: string): void {
   knownJson.set(document, text);
+}
+
+/** The JSON text recorded for `document` by `rememberJson`, if any. */
+export const rememberedJson = (document: object): string | undefined => knownJson.get(document);
+
+/** A JSONB parameter already serialized: `columnValue` sends `text` as it is. */
+export function jsonText(text: string): object {
+  const holder = Object.freeze({});
+  knownJson.set(holder, text);
+  return holder;
 }
 
 /**

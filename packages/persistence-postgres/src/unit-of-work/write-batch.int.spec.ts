@@ -83,6 +83,43 @@ describe('held writes (WriteBatch)', () => {
     });
   });
 
+  it("prepares a command's statement once per connection and runs it again by name", async () => {
+    const single = await openTestDataSource(1);
+    const heldStatements = (tx: PostgresTransaction) =>
+      tx.manager.query(
+        `SELECT name FROM pg_prepared_statements WHERE statement LIKE 'WITH w0 AS (INSERT INTO authorizations%'`,
+      ) as Promise<Array<{ name: string }>>;
+    const command = (scope: Awaited<ReturnType<typeof createTestTenant>>) => {
+      const arranged = arrange(scope, 'requires_input');
+      return async (tx: PostgresTransaction) => {
+        await unitOfWork.within(tx).run(scope, async (ports) => {
+          await ports.authorizations.save(arranged.authorization);
+          await ports.outbox.append(created(arranged));
+        });
+        await flushWrites(tx.manager);
+        return arranged.authorization.id;
+      };
+    };
+    try {
+      const singleTransactions = new TypeOrmTransactions(single);
+      const scope = await createTestTenant(single);
+      const first = await singleTransactions.run(command(scope), {}, { holdWrites: true });
+      const [before, second, after] = await singleTransactions.run(
+        async (tx) => [await heldStatements(tx), await command(scope)(tx), await heldStatements(tx)] as const,
+        {},
+        { holdWrites: true },
+      );
+      // The one connection kept the first command's statement; the second ran it by the same name.
+      expect(before).toHaveLength(1);
+      expect(after).toEqual(before);
+      for (const id of [first, second]) {
+        expect((await counts(scope.organizationId, id)).authorizations).toBe(1);
+      }
+    } finally {
+      await single.destroy();
+    }
+  });
+
   it('sends held writes before a read, so the read sees them', async () => {
     const scope = await createTestTenant(dataSource);
     const arranged = arrange(scope, 'requires_input');

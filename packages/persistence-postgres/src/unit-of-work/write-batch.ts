@@ -1,5 +1,5 @@
 import type { EntityManager, QueryRunner } from 'typeorm';
-import { chainStatements, runSql, type SqlResult, type SqlStatement } from './sql';
+import { chainStatements, runPreparedOn, runSql, type SqlResult, type SqlStatement } from './sql';
 
 /** A write held back until the transaction's next statement, with what must follow its result. */
 interface HeldWrite {
@@ -111,11 +111,7 @@ export function batchWrites(runner: QueryRunner): WriteBatch {
     parameters?: unknown[],
     structured?: boolean,
   ) => Promise<{ records?: unknown[]; affected?: number }>;
-  const batch = new WriteBatch(async (statement) => {
-    const result = await query(statement.sql, statement.parameters, true);
-    const rows = (result.records ?? []) as Array<Record<string, unknown>>;
-    return { rows, rowCount: result.affected ?? rows.length };
-  });
+  const batch = new WriteBatch((statement) => runPreparedOn(runner, statement.sql, statement.parameters));
   (runner as { query: unknown }).query = async (
     sql: string,
     parameters?: unknown[],
