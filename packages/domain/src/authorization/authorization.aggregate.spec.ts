@@ -1,6 +1,7 @@
 import { DomainError, VersionConflictError } from '../shared/domain-error';
 import { Authorization, PORTAL_GROUP_ID, PORTAL_GROUP_TITLE } from './authorization.aggregate';
 import type { AuthorizationState } from './authorization.types';
+import { freezeShared } from './deep-copy';
 import {
   authorizationIn,
   clinicalNotesFile,
@@ -417,6 +418,32 @@ describe('pipeline', () => {
     expect(JSON.stringify(before)).toBe(beforeText);
     expect(auth.readState().questionnaire).not.toBe(before);
     expect(auth.readState().questionnaire.groups.some((g) => g.id === PORTAL_GROUP_ID)).toBe(true);
+  });
+
+  it('keeps a shared frozen route template unchanged when the portal adds a question to a case of it', () => {
+    const ctx = createTestContext();
+    const template = freezeShared(
+      JSON.parse(JSON.stringify(createInput().questionnaire)) as AuthorizationState['questionnaire'],
+    );
+    const auth = Authorization.create(
+      createInput({ questionnaire: template, questionnaireResponse: response(completeAnswers()) }),
+      ctx,
+    );
+    // The case holds the route's one template, not a copy of it.
+    expect(auth.readState().questionnaire).toBe(template);
+    auth.attachFile(clinicalNotesFile, ctx);
+    auth.confirm(auth.nextAction?.id, ctx);
+    auth.revealPortalRequirements(
+      {
+        items: [
+          { linkId: 'portal.referrer', text: 'Referring physician', required: true, answerType: 'string' },
+        ],
+      },
+      ctx,
+    );
+    expect(auth.status).toBe('requires_input');
+    expect(auth.readState().questionnaire.groups.some((g) => g.id === PORTAL_GROUP_ID)).toBe(true);
+    expect(template.groups.some((g) => g.id === PORTAL_GROUP_ID)).toBe(false);
   });
 
   it('portal issues block until the next customer edit', () => {

@@ -42,7 +42,7 @@ import type {
 } from './authorization.types';
 import { computeDecisionDueAt, isExpeditedRequest } from './decision-due-date';
 import { isRetryableFailureCode } from './failure-codes';
-import { canonicalJson, deepCopy } from './deep-copy';
+import { canonicalJson, copySharing, deepCopy } from './deep-copy';
 import { mergeQuestionnaireResponse, normalizeQuestionnaireResponse } from './questionnaire-response.merge';
 
 export const PORTAL_GROUP_ID = 'portal';
@@ -99,7 +99,7 @@ export class Authorization {
         templateSelection: deepCopy(input.templateSelection),
         routeId: input.routeId,
         portalAuthMode: input.portalAuthMode,
-        questionnaire: deepCopy(input.questionnaire),
+        questionnaire: copySharing(input.questionnaire),
         documentRequirements: deepCopy(input.documentRequirements),
         portalIssues: [],
         questionnaireResponse: normalizeQuestionnaireResponse(input.questionnaireResponse),
@@ -151,8 +151,9 @@ export class Authorization {
     return new Authorization(state, state.version);
   }
 
+  /** A copy of the state; a shared frozen questionnaire template in it is the shared one (`copySharing`). */
   toState(): AuthorizationState {
-    return deepCopy(this.s);
+    return copySharing(this.s);
   }
 
   /**
@@ -741,9 +742,9 @@ export class Authorization {
 
   private evaluateRequirements(ctx: AuthorizationContext): Omit<Requirements, 'version'> {
     const attachedTypes = [...new Set(this.s.attachments.flatMap((a) => a.documentTypes))];
-    // Copies, so an evaluator can never reach into private state.
+    // Copies, so an evaluator can never reach into private state (a shared template cannot be changed anyway).
     const set = ctx.evaluate(
-      deepCopy(this.s.questionnaire),
+      copySharing(this.s.questionnaire),
       deepCopy(this.s.documentRequirements),
       deepCopy(this.s.questionnaireResponse),
       attachedTypes,

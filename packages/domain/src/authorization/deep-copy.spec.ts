@@ -1,4 +1,4 @@
-import { deepCopy, freezeShared, isShared } from './deep-copy';
+import { copySharing, deepCopy, freezeShared, isShared } from './deep-copy';
 
 describe('deepCopy', () => {
   it('copies plain data all the way down, dates included', () => {
@@ -10,19 +10,31 @@ describe('deepCopy', () => {
     expect(copy.at).not.toBe(original.at);
   });
 
-  it('hands out a shared frozen document as it is, and copies what holds it', () => {
+  it('copies a shared frozen document too: the copy is the caller\'s to change', () => {
     const template = freezeShared({ id: 'q', groups: [{ items: [{ linkId: 'a' }] }] });
-    const state = { questionnaire: template, answers: [{ linkId: 'a' }] };
-    const copy = deepCopy(state);
+    const copy = deepCopy(template);
+    expect(copy).toEqual(template);
+    copy.groups.push({ items: [] });
+    expect(template.groups).toHaveLength(1);
+  });
+});
+
+describe('copySharing', () => {
+  it('keeps a shared frozen document as it is, and copies what holds it', () => {
+    const template = freezeShared({ id: 'q', groups: [{ items: [{ linkId: 'a' }] }] });
+    const state = { questionnaire: template, answers: [{ linkId: 'a' }], at: new Date(0) };
+    const copy = copySharing(state);
     expect(copy).not.toBe(state);
     expect(copy.questionnaire).toBe(template);
     expect(copy.answers).not.toBe(state.answers);
+    expect(copy.at).not.toBe(state.at);
+    expect(copy).toEqual(state);
   });
 
   it('still copies an object frozen by other means: only freezeShared vouches for everything inside', () => {
     const shallow = Object.freeze({ nested: { value: 1 } });
     expect(isShared(shallow)).toBe(false);
-    expect(deepCopy(shallow).nested).not.toBe(shallow.nested);
+    expect(copySharing(shallow).nested).not.toBe(shallow.nested);
   });
 });
 

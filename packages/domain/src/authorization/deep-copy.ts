@@ -2,8 +2,8 @@
 const shared = new WeakSet<object>();
 
 /**
- * Freezes plain data all the way down and marks it shared: `deepCopy` then hands it out as it is instead of
- * copying it. For documents many cases hold unchanged (a route version's questionnaire template): one object
+ * Freezes plain data all the way down and marks it shared: `copySharing` then hands it out as it is instead
+ * of copying it. For documents many cases hold unchanged (a route version's questionnaire template): one object
  * instead of a copy per case, and caches keyed by identity find it (docs/performance.md). A change in place
  * fails loudly.
  */
@@ -22,17 +22,27 @@ export const isShared = (value: unknown): boolean =>
 
 /**
  * Deep copy of plain data (objects, arrays, Dates, primitives). Aggregates hand out copies so callers can
- * never mutate private state; `structuredClone` is not available without DOM or Node typings. Shared frozen
- * documents (`freezeShared`) are not copied.
+ * never mutate private state; `structuredClone` is not available without DOM or Node typings. Everything is
+ * copied, shared frozen documents too: the copy is the caller's to change.
  */
-export const deepCopy = <T>(value: T): T => {
+export const deepCopy = <T>(value: T): T => copy(value, false);
+
+/**
+ * As `deepCopy`, but a shared frozen document (`freezeShared`) inside is kept as it is instead of copied: for
+ * copies that are only read or kept (a new case's questionnaire, an event's snapshot, the requirements
+ * engine's inputs), where a copy of an immutable template is pure cost.
+ */
+export const copySharing = <T>(value: T): T => copy(value, true);
+
+function copy<T>(value: T, sharing: boolean): T {
   if (value instanceof Date) return new Date(value.getTime()) as T;
-  if (value === null || typeof value !== 'object' || shared.has(value)) return value;
-  if (Array.isArray(value)) return value.map((v: unknown) => deepCopy(v)) as T;
-  const copy: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) copy[key] = deepCopy(v);
-  return copy as T;
-};
+  if (value === null || typeof value !== 'object') return value;
+  if (sharing && shared.has(value)) return value;
+  if (Array.isArray(value)) return value.map((v: unknown) => copy(v, sharing)) as T;
+  const result: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) result[key] = copy(v, sharing);
+  return result as T;
+}
 
 /** Key-order-independent JSON, for comparing plain data structurally. */
 export const canonicalJson = (value: unknown): string => {

@@ -7,4 +7,4 @@ export * from './decision-due-date';
 export * from './failure-codes';
 export * from './questionnaire-response.merge';
 export * from './review-live-view.policy';
-export { freezeShared, isShared } from './deep-copy';
+export { freezeShared } from './deep-copy';
