@@ -10,7 +10,7 @@ describe('deepCopy', () => {
     expect(copy.at).not.toBe(original.at);
   });
 
-  it('copies a shared frozen document too: the copy is the caller\'s to change', () => {
+  it("copies a shared frozen document too: the copy is the caller's to change", () => {
     const template = freezeShared({ id: 'q', groups: [{ items: [{ linkId: 'a' }] }] });
     const copy = deepCopy(template);
     expect(copy).toEqual(template);
