@@ -34,7 +34,7 @@ const preparedNames = new Map<string, string>();
  * How many texts are prepared at most: each connection keeps a prepared statement per text it ran, so the
  * names are bounded; a text met once they are all given runs unnamed, as before.
  */
-const PREPARED_STATEMENTS = 128;
+const PREPARED_STATEMENTS = 64;
 
 /** The name `sql` is prepared under, derived from its text so one name never stands for two texts. */
 function preparedName(sql: string): string | undefined {
