@@ -74,6 +74,7 @@ import { EventController } from './events/event.controller';
 import { FileController, type FileUseCases } from './files/file.controller';
 import { HealthController } from './health/health.controller';
 import { CommandRunner } from './http/command-runner';
+import { AuthorizationRepresentations } from './authorization/authorization-representations';
 import { ApiRateLimits } from './http/rate-limits.middleware';
 import { transactionBound } from './http/transaction-bound';
 import { LiveFrameHub } from './live-view/live-frame-hub';
@@ -311,6 +312,7 @@ export function apiModule(options: ApiModuleOptions): ContainerModule {
 
     bind(ApiKeyAuthenticator).toSelf().inSingletonScope();
     bind(CommandRunner).toSelf().inSingletonScope();
+    bind(AuthorizationRepresentations).toSelf().inSingletonScope();
     bind(AuthorizationController).toSelf().inSingletonScope();
     bind(LegacyWorkflowController).toSelf().inSingletonScope();
     bind(ManualHandoffController).toSelf().inSingletonScope();

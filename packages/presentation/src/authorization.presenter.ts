@@ -1,6 +1,7 @@
 import {
   presentQuestionnaire,
   reviewLiveViewUrl,
+  reviewLiveViewUrlLapsesAt,
   type Attachment,
   type AuthorizationStatus,
   type Authorization,
@@ -171,5 +172,16 @@ export function presentAuthorization(authorization: Authorization, at: Date = ne
 
 export type PresentedAuthorization = ReturnType<typeof presentAuthorization>;
 
+/**
+ * Until when (epoch ms) presentAuthorization shows this version of the authorization the same, or null when
+ * always: the review's live-view link is the one field that depends on the moment shown.
+ */
+export function authorizationPresentationLapsesAt(authorization: Authorization): number | null {
+  const s = authorization.readState();
+  const snapshot = s.submission.reviewSnapshot;
+  return snapshot ? reviewLiveViewUrlLapsesAt(snapshot, s.status) : null;
+}
+
 /** Decision 0023: every response carrying an authorization has `ETag: "<version>"`. */
-export const etagOf = (authorization: Authorization): string => `"${authorization.version}"`;
+export const etagOf = (authorization: Authorization): string => etagOfVersion(authorization.version);
+export const etagOfVersion = (version: number): string => `"${version}"`;

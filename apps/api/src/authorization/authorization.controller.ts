@@ -25,7 +25,15 @@ import { patchAnswersCommand } from './patch-answers.command';
 import type { TransactionBound } from '../http/transaction-bound';
 import { TOKENS } from '../tokens';
 import type { ReadAuditRecorder } from '../audit/read-audit.recorder';
-import { etagOf, presentAuthorization, presentLegacyAuthorization } from '@prior-auth/presentation';
+import {
+  authorizationPresentationLapsesAt,
+  etagOf,
+  etagOfVersion,
+  presentAuthorization,
+  presentLegacyAuthorization,
+} from '@prior-auth/presentation';
+import { sendJsonText } from '../http/json-text';
+import { AuthorizationRepresentations } from './authorization-representations';
 import {
   AttachFileRequest,
   ConfirmRequest,
@@ -83,6 +91,7 @@ export class AuthorizationController {
     @inject(TOKENS.AuthorizationUseCases) private readonly useCases: TransactionBound<AuthorizationUseCases>,
     @inject(CommandRunner) private readonly commands: CommandRunner,
     @inject(TOKENS.ReadAudit) private readonly readAudit: ReadAuditRecorder,
+    @inject(AuthorizationRepresentations) private readonly representations: AuthorizationRepresentations,
   ) {}
 
   async create(req: Request, res: Response): Promise<void> {
@@ -167,13 +176,33 @@ export class AuthorizationController {
     res.json({ data: page.items.map((item) => present(item)), pagination: { nextCursor: page.nextCursor } });
   }
 
+  /**
+   * One indexed read of the stored version; the case is presented (and the text kept) only when this process
+   * holds no text of that version (AuthorizationRepresentations, docs/performance.md).
+   */
   async retrieve(req: Request, res: Response): Promise<void> {
-    const authorization = await this.useCases.get.execute(scopeOf(req), {
-      authorizationId: pathParam(req, 'authorizationId'),
-    });
-    this.readAudit.record(req, 'authorization', [authorization.id], 'retrieve');
-    res.setHeader('ETag', etagOf(authorization));
-    res.json(presentFor(req)(authorization));
+    const scope = scopeOf(req);
+    const authorizationId = pathParam(req, 'authorizationId');
+    const apiVersion = apiVersionOf(req);
+    const now = Date.now();
+    const held = this.representations.find(scope, authorizationId, apiVersion, now);
+    const found =
+      held === undefined
+        ? await this.useCases.get.execute(scope, { authorizationId })
+        : await this.useCases.get.executeIfChanged(scope, { authorizationId, knownVersion: held.version });
+    let representation = held;
+    if (representation === undefined || !('unchanged' in found)) {
+      const authorization = found as Authorization;
+      representation = {
+        version: authorization.version,
+        json: JSON.stringify(presentFor(req)(authorization, new Date(now))),
+        lapsesAt: authorizationPresentationLapsesAt(authorization),
+      };
+      this.representations.remember(scope, authorizationId, apiVersion, representation);
+    }
+    this.readAudit.record(req, 'authorization', [authorizationId], 'retrieve');
+    res.setHeader('ETag', etagOfVersion(representation.version));
+    sendJsonText(res, representation.json);
   }
 
   async patchAnswers(req: Request, res: Response): Promise<void> {

@@ -17,6 +17,7 @@ import { canonicalJson } from './canonical-json';
 import { toErrorResponse } from './error-handler';
 import { HttpError } from './http-error';
 import { requestContext, scopeOf } from './request-context';
+import { sendJsonText } from './json-text';
 
 /** What a command handler answers; rendered once to the exact bytes sent (and stored for replays). */
 export interface CommandResult {
@@ -43,8 +44,6 @@ export interface CommandSpec {
 
 /** An in-flight claim older than this is presumed dead (crashed process) and may be taken over. */
 export const IDEMPOTENCY_LOCK_TIMEOUT_MS = 60_000;
-
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * A command's writes are held and sent as one statement with its stored answer, before `COMMIT`
@@ -212,9 +211,5 @@ function render(result: CommandResult): StoredResponse {
 }
 
 function send(res: Response, response: StoredResponse): void {
-  res
-    .status(response.status)
-    .set(response.headers)
-    .set('Content-Type', JSON_CONTENT_TYPE)
-    .send(response.body);
+  sendJsonText(res.status(response.status).set(response.headers), response.body);
 }

@@ -1,5 +1,5 @@
 import { CUSTOMER_PORTAL_SESSION_TTL_MS } from '../ports/customer-portal-sessions.port';
-import { reviewLiveViewUrl } from './review-live-view.policy';
+import { reviewLiveViewUrl, reviewLiveViewUrlLapsesAt } from './review-live-view.policy';
 
 describe('reviewLiveViewUrl', () => {
   const generatedAt = new Date('2026-03-01T10:00:00.000Z');
@@ -33,5 +33,13 @@ describe('reviewLiveViewUrl', () => {
 
   it('keeps a review prepared without a sign-in at null', () => {
     expect(reviewLiveViewUrl({ liveViewUrl: null, generatedAt }, 'requires_action', generatedAt)).toBeNull();
+  });
+
+  it('names the moment the link stops being shown, and none when it is never shown', () => {
+    expect(reviewLiveViewUrlLapsesAt({ liveViewUrl: url, generatedAt }, 'requires_action')).toBe(
+      later(CUSTOMER_PORTAL_SESSION_TTL_MS).getTime(),
+    );
+    expect(reviewLiveViewUrlLapsesAt({ liveViewUrl: null, generatedAt }, 'requires_action')).toBeNull();
+    expect(reviewLiveViewUrlLapsesAt({ liveViewUrl: url, generatedAt }, 'completed')).toBeNull();
   });
 });

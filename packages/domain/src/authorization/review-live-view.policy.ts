@@ -13,7 +13,18 @@ export function reviewLiveViewUrl(
   status: AuthorizationStatus,
   at: Date,
 ): string | null {
+  const lapsesAt = reviewLiveViewUrlLapsesAt(snapshot, status);
+  return lapsesAt !== null && at.getTime() < lapsesAt ? snapshot.liveViewUrl : null;
+}
+
+/**
+ * When (epoch ms) the review's `liveViewUrl` stops being shown, or null when it is never shown: the only moment
+ * at which the same snapshot reads differently, for readers that keep what they showed.
+ */
+export function reviewLiveViewUrlLapsesAt(
+  snapshot: Pick<ReviewSnapshot, 'liveViewUrl' | 'generatedAt'>,
+  status: AuthorizationStatus,
+): number | null {
   if (snapshot.liveViewUrl === null || isTerminalStatus(status)) return null;
-  const lapsesAt = new Date(snapshot.generatedAt).getTime() + CUSTOMER_PORTAL_SESSION_TTL_MS;
-  return at.getTime() < lapsesAt ? snapshot.liveViewUrl : null;
+  return new Date(snapshot.generatedAt).getTime() + CUSTOMER_PORTAL_SESSION_TTL_MS;
 }

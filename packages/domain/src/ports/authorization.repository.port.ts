@@ -14,6 +14,13 @@ export interface AuthorizationListQuery {
   cursor?: string;
 }
 
+/** What a read that already holds `version` of an authorization gets when the stored one is that version. */
+export interface AuthorizationUnchanged {
+  readonly unchanged: true;
+  readonly id: string;
+  readonly version: number;
+}
+
 export interface Page<T> {
   /** Newest first. */
   items: T[];
@@ -26,6 +33,12 @@ export interface Page<T> {
  */
 export interface AuthorizationRepository {
   findById(id: string): Promise<Authorization | null>;
+  /**
+   * As findById, but when the stored version is `knownVersion` the answer is only that fact: a reader that
+   * keeps what it built from that version (the API's representations, docs/performance.md) needs nothing else,
+   * since every change to an authorization or its children bumps its version.
+   */
+  findIfChanged(id: string, knownVersion: number): Promise<Authorization | AuthorizationUnchanged | null>;
   /**
    * Inserts when `persistedVersion` is null, otherwise updates only if the stored version still equals
    * `persistedVersion` (else throws VersionConflictError). Calls `markPersisted()` on success.

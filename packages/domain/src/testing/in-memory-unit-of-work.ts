@@ -106,6 +106,12 @@ export class InMemoryUnitOfWork implements UnitOfWork {
           const state = read<AuthorizationState>('authorizations', id);
           return state === undefined ? null : Authorization.rehydrate(state);
         },
+        findIfChanged: async (id, knownVersion) => {
+          const state = read<AuthorizationState>('authorizations', id);
+          if (state === undefined) return null;
+          if (state.version === knownVersion) return { unchanged: true, id, version: knownVersion };
+          return Authorization.rehydrate(state);
+        },
         save: async (authorization) => save('authorizations', authorization, authorization.toState()),
         list: async (query: AuthorizationListQuery) =>
           page(

@@ -108,6 +108,22 @@ describe('GetAuthorizationUseCase / ListAuthorizationsUseCase', () => {
     expect(await codeOf(get.execute(SCOPE, { authorizationId: 'auth_404' }))).toBe('authorization_not_found');
   });
 
+  it('answers only "unchanged" for the version the reader holds, the authorization for any other', async () => {
+    const created = await h.createAuthorization();
+    const get = new GetAuthorizationUseCase(h.deps);
+    expect(await get.executeIfChanged(SCOPE, { authorizationId: created.id, knownVersion: 1 })).toEqual({
+      unchanged: true,
+      id: created.id,
+      version: 1,
+    });
+    const stale = await get.executeIfChanged(SCOPE, { authorizationId: created.id, knownVersion: 0 });
+    expect(stale).toMatchObject({ id: created.id, version: 1 });
+    expect('unchanged' in stale).toBe(false);
+    expect(
+      await codeOf(get.executeIfChanged(OTHER_SCOPE, { authorizationId: created.id, knownVersion: 1 })),
+    ).toBe('authorization_not_found');
+  });
+
   it('lists newest first with a cursor and a status filter', async () => {
     const first = await h.createAuthorization();
     h.clock.advance(1000);

@@ -1,7 +1,8 @@
 import { type Authorization } from '../authorization/authorization.aggregate';
 import { type DomainPorts } from '../ports';
+import { type AuthorizationUnchanged } from '../ports/authorization.repository.port';
 import { type TenantScope } from '../shared/scope';
-import { loadAuthorization } from './support/aggregate-loading.helper';
+import { authorizationNotFound, loadAuthorization } from './support/aggregate-loading.helper';
 
 export type GetAuthorizationDeps = Pick<DomainPorts, 'unitOfWork'>;
 
@@ -10,5 +11,17 @@ export class GetAuthorizationUseCase {
 
   execute(scope: TenantScope, query: { authorizationId: string }): Promise<Authorization> {
     return this.deps.unitOfWork.run(scope, (tx) => loadAuthorization(tx, query.authorizationId));
+  }
+
+  /** The authorization, or only that it is still at `knownVersion` (AuthorizationRepository.findIfChanged). */
+  executeIfChanged(
+    scope: TenantScope,
+    query: { authorizationId: string; knownVersion: number },
+  ): Promise<Authorization | AuthorizationUnchanged> {
+    return this.deps.unitOfWork.run(scope, async (tx) => {
+      const found = await tx.authorizations.findIfChanged(query.authorizationId, query.knownVersion);
+      if (found === null) throw authorizationNotFound(query.authorizationId);
+      return found;
+    });
   }
 }

@@ -126,6 +126,37 @@ describe('TypeOrmAuthorizationRepository', () => {
       const scope = await createTestTenant(dataSource);
       expect(await load(scope, 'auth_does_not_exist')).toBeNull();
     });
+
+    it('answers "unchanged" for the version held, the whole authorization for another, within the tenant', async () => {
+      const scope = await createTestTenant(dataSource);
+      const other = await createTestTenant(dataSource);
+      const arranged = arrange(scope, 'requires_confirmation_final_approval');
+      await store(scope, arranged);
+      const { id, version } = arranged.authorization;
+      const ifChanged = (tenant: TenantScope, knownVersion: number) =>
+        unitOfWork.run(tenant, (tx) => tx.authorizations.findIfChanged(id, knownVersion));
+
+      expect(await ifChanged(scope, version)).toEqual({ unchanged: true, id, version });
+      const changed = await ifChanged(scope, version - 1);
+      expect(changed).toBeInstanceOf(Authorization);
+      expect((changed as Authorization).toState()).toEqual(arranged.authorization.toState());
+      expect(await ifChanged(other, version)).toBeNull();
+      expect(
+        await unitOfWork.run(scope, (tx) => tx.authorizations.findIfChanged('auth_does_not_exist', 1)),
+      ).toBeNull();
+
+      // Loaded this way, the aggregate saves like one found by id: its next version is what the next read sees.
+      await unitOfWork.run(scope, async (tx) => {
+        const loaded = (await tx.authorizations.findIfChanged(id, 0)) as Authorization;
+        loaded.patchAnswers(
+          [{ linkId: 'request.expedited', answer: [{ valueBoolean: false }] }],
+          arranged.ctx,
+        );
+        await tx.authorizations.save(loaded);
+      });
+      expect(await ifChanged(scope, version)).toBeInstanceOf(Authorization);
+      expect(await ifChanged(scope, version + 1)).toEqual({ unchanged: true, id, version: version + 1 });
+    });
   });
 
   describe('optimistic concurrency', () => {

@@ -3,6 +3,7 @@ import {
   type Authorization,
   type AuthorizationListQuery,
   type AuthorizationRepository,
+  type AuthorizationUnchanged,
   type Page,
   type TenantScope,
 } from '@prior-auth/domain';
@@ -73,18 +74,33 @@ function toLoadedRow(selected: SelectedRow): LoadedRow {
  * questionnaire comes as text, parsed once per distinct template (`questionnaireFromText`); the rest of the
  * row as one JSON document, which the driver parses in one call instead of one parser per column.
  */
-const SELECT_WITH_CHILDREN = `
-  SELECT to_jsonb(a) - 'questionnaire' AS loaded_row, a.questionnaire::text AS questionnaire,
-    COALESCE((SELECT json_agg(t ORDER BY t.position) FROM authorization_attachments t
+const LOADED_COLUMNS: Record<keyof SelectedRow, string> = {
+  loaded_row: `to_jsonb(a) - 'questionnaire'`,
+  questionnaire: 'a.questionnaire::text',
+  loaded_attachments: `COALESCE((SELECT json_agg(t ORDER BY t.position) FROM authorization_attachments t
       WHERE t.organization_id = a.organization_id AND t.environment = a.environment
-        AND t.authorization_id = a.id), '[]') AS loaded_attachments,
-    (SELECT to_json(s) FROM review_snapshots s
+        AND t.authorization_id = a.id), '[]')`,
+  loaded_review_snapshot: `(SELECT to_json(s) FROM review_snapshots s
       WHERE s.organization_id = a.organization_id AND s.environment = a.environment
-        AND s.id = a.review_snapshot_id) AS loaded_review_snapshot
+        AND s.id = a.review_snapshot_id)`,
+};
+
+const selectLoaded = (column: (expression: string) => string, first = ''): string => `
+  SELECT ${first}${Object.entries(LOADED_COLUMNS)
+    .map(([name, expression]) => `${column(expression)} AS ${name}`)
+    .join(',\n    ')}
   FROM authorizations a
   WHERE a.organization_id = $1 AND a.environment = $2`;
 
+const SELECT_WITH_CHILDREN = selectLoaded((expression) => expression);
+
 const SELECT_BY_ID = `${SELECT_WITH_CHILDREN} AND a.id = $3`;
+
+/** As SELECT_BY_ID, but only the stored version when it is `$4`: nothing else is built, sent or parsed. */
+const SELECT_IF_CHANGED = `${selectLoaded(
+  (expression) => `CASE WHEN a.version <> $4::int THEN ${expression} END`,
+  'a.version AS stored_version, ',
+)} AND a.id = $3`;
 
 // JSON carries timestamps as ISO strings; the children's rows get their Dates back here.
 const loadedChildren = ({
@@ -154,6 +170,24 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
     );
     const [selected] = rows;
     if (selected === undefined) return null;
+    const row = toLoadedRow(selected);
+    const children = loadedChildren(row);
+    this.stored.set(id, children);
+    return toLoadedAuthorization(row, children);
+  }
+
+  async findIfChanged(
+    id: string,
+    knownVersion: number,
+  ): Promise<Authorization | AuthorizationUnchanged | null> {
+    const { rows } = await runSql<
+      (SelectedRow | Record<keyof SelectedRow, null>) & { stored_version: number }
+    >(this.manager, SELECT_IF_CHANGED, [...tenantParameters(this.scope), id, knownVersion], {
+      prepared: true,
+    });
+    const [selected] = rows;
+    if (selected === undefined) return null;
+    if (selected.loaded_row === null) return { unchanged: true, id, version: selected.stored_version };
     const row = toLoadedRow(selected);
     const children = loadedChildren(row);
     this.stored.set(id, children);

@@ -4,16 +4,15 @@ import { type ManualHandoff } from '../../manual-handoff/manual-handoff.aggregat
 import { DomainError } from '../../shared/domain-error';
 import { type TransactionalPorts } from '../../ports/unit-of-work.port';
 
+export const authorizationNotFound = (authorizationId: string): DomainError =>
+  new DomainError('authorization_not_found', 'The authorization does not exist.', { authorizationId });
+
 export async function loadAuthorization(
   tx: TransactionalPorts,
   authorizationId: string,
 ): Promise<Authorization> {
   const authorization = await tx.authorizations.findById(authorizationId);
-  if (authorization === null) {
-    throw new DomainError('authorization_not_found', 'The authorization does not exist.', {
-      authorizationId,
-    });
-  }
+  if (authorization === null) throw authorizationNotFound(authorizationId);
   return authorization;
 }
 

@@ -1,0 +1,104 @@
+import request from 'supertest';
+import { asWorker, BASE, client, createBody, sandboxScope } from './authorization-helpers';
+import { createTestApp, type TestApp } from './test-app';
+
+/*
+ * A retrieve sends the text this process last presented for the case only while the stored version is the one
+ * it was made from (docs/performance.md): every change, whoever made it, shows at once, in every shape, and
+ * never across tenants.
+ */
+
+let first: TestApp;
+let second: TestApp;
+beforeAll(async () => {
+  first = await createTestApp();
+  second = await createTestApp();
+});
+afterAll(async () => {
+  await first.close();
+  await second.close();
+});
+
+const LEGACY = '2024-01-01';
+
+it('answers a repeated retrieve with the same body and ETag, and a change at once', async () => {
+  const tenant = await first.createTenant();
+  const c = client(first.app, tenant.keys.sandbox);
+  const created = await c.create(createBody(tenant)).expect(201);
+  const id = created.body.id as string;
+
+  const once = await c.get(id).expect(200);
+  const twice = await c.get(id).expect(200);
+  expect(twice.headers.etag).toBe('"1"');
+  expect(twice.headers['content-type']).toBe(once.headers['content-type']);
+  expect(twice.text).toBe(once.text);
+  expect(once.body).toEqual(created.body);
+
+  await c
+    .patch(id, '"1"', {
+      questionnaireResponse: { item: [{ linkId: 'patient.memberId', answer: [{ valueString: 'M-1' }] }] },
+    })
+    .expect(200);
+  const patched = await c.get(id).expect(200);
+  expect(patched.headers.etag).toBe('"2"');
+  expect(patched.body.questionnaireResponse.item).toContainEqual({
+    linkId: 'patient.memberId',
+    answer: [{ valueString: 'M-1' }],
+  });
+});
+
+it('shows a change made by another process (the worker, another API instance) on the next retrieve', async () => {
+  const tenant = await first.createTenant();
+  const c = client(first.app, tenant.keys.sandbox);
+  const id = (await c.create(createBody(tenant)).expect(201)).body.id as string;
+  expect((await c.get(id).expect(200)).body.status).toBe('requires_input');
+
+  const other = client(second.app, tenant.keys.sandbox);
+  await other
+    .patch(id, '"1"', {
+      questionnaireResponse: { item: [{ linkId: 'patient.memberId', answer: [{ valueString: 'M-2' }] }] },
+    })
+    .expect(200);
+  const patched = await c.get(id).expect(200);
+  expect(patched.headers.etag).toBe('"2"');
+  expect(patched.text).toBe((await other.get(id).expect(200)).text);
+
+  await asWorker(first.dataSource, sandboxScope(tenant), id, (authorization, ctx) =>
+    authorization.cancel(ctx),
+  );
+  const canceled = await c.get(id).expect(200);
+  expect(canceled.headers.etag).toBe('"3"');
+  expect(canceled.body.status).toBe('canceled');
+});
+
+it('keeps each API version its own shape of the same case', async () => {
+  const tenant = await first.createTenant();
+  const c = client(first.app, tenant.keys.sandbox);
+  const id = (await c.create(createBody(tenant)).expect(201)).body.id as string;
+  const get = (version: string) =>
+    request(first.app)
+      .get(`${BASE}/${id}`)
+      .set('Authorization', `Bearer ${tenant.keys.sandbox}`)
+      .set('Prior-Auth-Version', version);
+
+  for (let round = 0; round < 2; round += 1) {
+    const current = await get('2025-01-01').expect(200);
+    const legacy = await get(LEGACY).expect(200);
+    expect(current.body.status).toBe('requires_input');
+    expect(legacy.body.status).toBe('draft');
+    expect(legacy.headers['prior-auth-version']).toBe(LEGACY);
+  }
+});
+
+it('never answers another tenant with a case this process holds', async () => {
+  const owner = await first.createTenant();
+  const stranger = await first.createTenant();
+  const c = client(first.app, owner.keys.sandbox);
+  const id = (await c.create(createBody(owner)).expect(201)).body.id as string;
+  await c.get(id).expect(200);
+
+  const refused = await client(first.app, stranger.keys.sandbox).get(id).expect(404);
+  expect(refused.body.error.code).toBe('authorization_not_found');
+  // The same organization's production environment is another tenant too.
+  await client(first.app, owner.keys.production).get(id).expect(404);
+});
