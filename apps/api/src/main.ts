@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     applicationName: 'prior-auth-api',
   });
+  for (const warning of database.warnings) logger.warn(warning);
   // Commands enqueue worker jobs in their own transaction; this instance only sends (decision 0016).
   const jobBoss = await startJobBoss({ connectionString: database.url, role: 'producer' });
   const container = buildContainer({ config, logger, dataSource: database.dataSource, blobStorage, jobBoss });

@@ -59,6 +59,7 @@ async function main(): Promise<void> {
       if (!closing) logger.warn({ error: error.message }, 'database connection lost');
     },
   });
+  for (const warning of database.warnings) logger.warn(warning);
   if (config.DATABASE_POOL_SIZE < config.WORKER_CONCURRENCY + 1) {
     logger.warn(
       { poolSize: config.DATABASE_POOL_SIZE, concurrency: config.WORKER_CONCURRENCY },

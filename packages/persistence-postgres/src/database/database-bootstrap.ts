@@ -26,6 +26,8 @@ export interface BootstrappedDatabase {
   url: string;
   dataSource: DataSource;
   embedded: EmbeddedPostgresHandle | null;
+  /** Server settings the service's performance depends on that are not as it expects; the apps log them. */
+  warnings: string[];
   /** Closes the pool, then stops the embedded server when this process started it. */
   close(): Promise<void>;
 }
@@ -51,10 +53,12 @@ export async function bootstrapDatabase(options: DatabaseBootstrapOptions): Prom
     applicationName: options.applicationName,
     onPoolError: options.onPoolError,
   });
+  let warnings: string[];
   try {
     await dataSource.initialize();
     if (options.runMigrations ?? true) await migrate(dataSource);
     if (options.seedCatalog ?? options.runMigrations ?? true) await seedCatalog(dataSource);
+    warnings = await serverWarnings(dataSource);
   } catch (error) {
     if (dataSource.isInitialized) await dataSource.destroy();
     await embedded?.stop();
@@ -64,9 +68,26 @@ export async function bootstrapDatabase(options: DatabaseBootstrapOptions): Prom
     url,
     dataSource,
     embedded,
+    warnings,
     close: async () => {
       if (dataSource.isInitialized) await dataSource.destroy();
       await embedded?.stop();
     },
   };
+}
+
+/**
+ * With autovacuum off nothing analyzes the tables, and the planner works from default estimates: a lookup by
+ * id may then walk a tenant's whole list index instead of the primary key (docs/performance.md).
+ */
+async function serverWarnings(dataSource: DataSource): Promise<string[]> {
+  const [row] = (await dataSource.query(`SELECT current_setting('autovacuum') AS autovacuum`)) as Array<{
+    autovacuum: string;
+  }>;
+  return row?.autovacuum === 'off'
+    ? [
+        "PostgreSQL's autovacuum is off: tables are never analyzed, so reads may use slower plans as they grow; " +
+          'turn it on, or run ANALYZE regularly (docs/performance.md).',
+      ]
+    : [];
 }
