@@ -410,7 +410,8 @@ async function main(): Promise<void> {
     api = await startApi(databaseUrl, join(logFolder, 'api.log'));
     floor = await startFloor(databaseUrl);
     databaseWatcher = await openTestDataSource(1);
-    const rows: Array<[string, Pass, Pass | undefined]> = [];
+    /** Operation, the API's pass, the floor's beside it, and whether the ratio of their rates is asked for. */
+    const rows: Array<[string, Pass, Pass | undefined, boolean?]> = [];
     const apiUrl = api.target.baseUrl;
 
     // Warm-up: JIT, pools, caches.
@@ -418,10 +419,9 @@ async function main(): Promise<void> {
     if (floor) await cannon(floor.target.baseUrl, [createRequest(floor.target)], { duration: 3 });
 
     let apiCreate: Pass | undefined;
+    let floorCreate: Pass | undefined;
     if (runs('create')) {
-      const floorCreate = floor
-        ? await cannon(floor.target.baseUrl, [createRequest(floor.target)])
-        : undefined;
+      floorCreate = floor ? await cannon(floor.target.baseUrl, [createRequest(floor.target)]) : undefined;
       apiCreate = await cannon(apiUrl, [createRequest(api.target)]);
       rows.push(['create', apiCreate, floorCreate]);
     }
@@ -433,8 +433,9 @@ async function main(): Promise<void> {
     // index instead of the primary key (docs/performance.md). Some servers run with autovacuum off.
     await databaseWatcher.query('ANALYZE');
     let apiRetrieve: Pass | undefined;
+    let floorRetrieve: Pass | undefined;
     if (runs('retrieve')) {
-      const floorRetrieve = floor
+      floorRetrieve = floor
         ? await cannon(floor.target.baseUrl, [retrieveRequest(floor.target, floorIds)])
         : undefined;
       apiRetrieve = await cannon(apiUrl, [retrieveRequest(api.target, apiIds)]);
@@ -454,21 +455,30 @@ async function main(): Promise<void> {
       rows.push(['patch answers', await cannon(apiUrl, [patchRequest(api.target, apiIds)]), undefined]);
     }
 
-    // Latency below saturation: half of the maximum rate each operation reached above.
+    // Latency below saturation: half of the maximum rate each operation reached above, the floor at the same
+    // rate beside it, so its p99 shows what the machine itself adds at that load.
     if (apiCreate) {
       const halfCreate = Math.max(1, Math.round(apiCreate.requestsPerSecond / 2));
+      const at = { overallRate: halfCreate };
       rows.push([
         `create at ${halfCreate}/s`,
-        await cannon(apiUrl, [createRequest(api.target)], { overallRate: halfCreate }),
-        undefined,
+        await cannon(apiUrl, [createRequest(api.target)], at),
+        floor && floorCreate
+          ? await cannon(floor.target.baseUrl, [createRequest(floor.target)], at)
+          : undefined,
+        false,
       ]);
     }
     if (apiRetrieve) {
       const halfRetrieve = Math.max(1, Math.round(apiRetrieve.requestsPerSecond / 2));
+      const at = { overallRate: halfRetrieve };
       rows.push([
         `retrieve at ${halfRetrieve}/s`,
-        await cannon(apiUrl, [retrieveRequest(api.target, apiIds)], { overallRate: halfRetrieve }),
-        undefined,
+        await cannon(apiUrl, [retrieveRequest(api.target, apiIds)], at),
+        floor && floorRetrieve
+          ? await cannon(floor.target.baseUrl, [retrieveRequest(floor.target, floorIds)], at)
+          : undefined,
+        false,
       ]);
     }
 
@@ -478,14 +488,14 @@ async function main(): Promise<void> {
         '\n',
     );
     console.log(
-      '| operation | req/s | p50 ms | p99 ms | errors | CPU ms/req (service / db) | floor req/s | floor CPU ms/req (service / db) | ratio |',
+      '| operation | req/s | p50 ms | p99 ms | errors | CPU ms/req (service / db) | floor req/s | floor p99 ms | floor CPU ms/req (service / db) | ratio |',
     );
-    console.log('|---|--:|--:|--:|--:|--:|--:|--:|--:|');
-    for (const [name, pass, reference] of rows) {
+    console.log('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
+    for (const [name, pass, reference, rated = true] of rows) {
       console.log(
         `| ${name} | ${pass.requestsPerSecond.toFixed(0)} | ${ms(pass.p50)} | ${ms(pass.p99)} | ${pass.errors}${pass.refused ? ` (${pass.refused})` : ''} | ${cpu(pass)} | ${
           reference ? reference.requestsPerSecond.toFixed(0) : ''
-        } | ${reference ? cpu(reference) : ''} | ${reference ? ratio(pass, reference) : ''} |`,
+        } | ${reference ? ms(reference.p99) : ''} | ${reference ? cpu(reference) : ''} | ${reference && rated ? ratio(pass, reference) : ''} |`,
       );
     }
     if (SCALE) {
