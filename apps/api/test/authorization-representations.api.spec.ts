@@ -102,3 +102,20 @@ it('never answers another tenant with a case this process holds', async () => {
   // The same organization's production environment is another tenant too.
   await client(first.app, owner.keys.production).get(id).expect(404);
 });
+
+it('lists each case as retrieve shows it, a change included at once', async () => {
+  const tenant = await first.createTenant();
+  const c = client(first.app, tenant.keys.sandbox);
+  const id = (await c.create(createBody(tenant)).expect(201)).body.id as string;
+  const before = await c.list('?limit=5').expect(200);
+  expect(before.body.data).toEqual([(await c.get(id).expect(200)).body]);
+  expect(before.body.pagination).toEqual({ nextCursor: null });
+
+  await asWorker(first.dataSource, sandboxScope(tenant), id, (authorization, ctx) =>
+    authorization.cancel(ctx),
+  );
+  const after = await c.list('?limit=5').expect(200);
+  expect(after.body.data).toHaveLength(1);
+  expect(after.body.data[0]).toMatchObject({ id, version: 2, status: 'canceled' });
+  expect(after.body.data[0]).toEqual((await c.get(id).expect(200)).body);
+});

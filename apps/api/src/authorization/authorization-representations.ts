@@ -1,4 +1,5 @@
-import type { TenantScope } from '@prior-auth/domain';
+import type { Authorization, TenantScope } from '@prior-auth/domain';
+import { authorizationPresentationLapsesAt } from '@prior-auth/presentation';
 import { injectable } from 'inversify';
 import { LRUCache } from 'lru-cache';
 
@@ -41,13 +42,26 @@ export class AuthorizationRepresentations {
     return representation.lapsesAt === null || now < representation.lapsesAt ? representation : undefined;
   }
 
-  remember(
+  /**
+   * The text of this loaded authorization: the one held for its version, else `present`ed now and kept.
+   * `present` must be the API version's presenter (its output at `now` is what the text holds).
+   */
+  of(
     scope: TenantScope,
-    id: string,
+    authorization: Authorization,
     apiVersion: string,
-    representation: AuthorizationRepresentation,
-  ): void {
-    this.held.set(keyOf(scope, id, apiVersion), representation);
+    now: number,
+    present: (authorization: Authorization, at: Date) => unknown,
+  ): AuthorizationRepresentation {
+    const held = this.find(scope, authorization.id, apiVersion, now);
+    if (held !== undefined && held.version === authorization.version) return held;
+    const representation = {
+      version: authorization.version,
+      json: JSON.stringify(present(authorization, new Date(now))),
+      lapsesAt: authorizationPresentationLapsesAt(authorization),
+    };
+    this.held.set(keyOf(scope, authorization.id, apiVersion), representation);
+    return representation;
   }
 }
 

@@ -26,7 +26,6 @@ import type { TransactionBound } from '../http/transaction-bound';
 import { TOKENS } from '../tokens';
 import type { ReadAuditRecorder } from '../audit/read-audit.recorder';
 import {
-  authorizationPresentationLapsesAt,
   etagOf,
   etagOfVersion,
   presentAuthorization,
@@ -167,13 +166,22 @@ export class AuthorizationController {
       cursor: query.cursor,
     });
     const present = presentFor(req);
+    const apiVersion = apiVersionOf(req);
+    const now = Date.now();
+    const items = page.items.map(
+      (item) => this.representations.of(scope, item, apiVersion, now, present).json,
+    );
     this.readAudit.record(
       req,
       'authorization',
       page.items.map((item) => item.id),
       'list',
     );
-    res.json({ data: page.items.map((item) => present(item)), pagination: { nextCursor: page.nextCursor } });
+    // What res.json would send for { data, pagination }, with each item's text as held.
+    sendJsonText(
+      res,
+      `{"data":[${items.join(',')}],"pagination":${JSON.stringify({ nextCursor: page.nextCursor })}}`,
+    );
   }
 
   /**
@@ -190,16 +198,10 @@ export class AuthorizationController {
       held === undefined
         ? await this.useCases.get.execute(scope, { authorizationId })
         : await this.useCases.get.executeIfChanged(scope, { authorizationId, knownVersion: held.version });
-    let representation = held;
-    if (representation === undefined || !('unchanged' in found)) {
-      const authorization = found as Authorization;
-      representation = {
-        version: authorization.version,
-        json: JSON.stringify(presentFor(req)(authorization, new Date(now))),
-        lapsesAt: authorizationPresentationLapsesAt(authorization),
-      };
-      this.representations.remember(scope, authorizationId, apiVersion, representation);
-    }
+    const representation =
+      held !== undefined && 'unchanged' in found
+        ? held
+        : this.representations.of(scope, found as Authorization, apiVersion, now, presentFor(req));
     this.readAudit.record(req, 'authorization', [authorizationId], 'retrieve');
     res.setHeader('ETag', etagOfVersion(representation.version));
     sendJsonText(res, representation.json);
