@@ -236,14 +236,17 @@ export class Worker {
     }
     this.state = 'stopping';
     const { boss, logger } = this.options;
-    await Promise.all(this.queues.map((queue) => boss.offWork(queue, { wait: false })));
-
     let timer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), graceMs);
     });
-    const settled = Promise.all([...this.running.values()].map((r) => r.done)).then(() => 'done' as const);
-    const result = await Promise.race([settled, graceOver]);
+    // Drained means pg-boss has settled every job its workers held, not only that our handlers returned: the
+    // queue's stop that follows fails whatever it still finds active, which would turn a finished step's job
+    // into a counted retry.
+    const drained = Promise.all(this.queues.map((queue) => boss.offWork(queue, { wait: true }))).then(
+      () => 'done' as const,
+    );
+    const result = await Promise.race([drained, graceOver]);
     clearTimeout(timer);
     if (result === 'timeout') {
       await Promise.all([...this.running.values()].map((running) => this.release(running.job)));

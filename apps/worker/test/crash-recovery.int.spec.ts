@@ -132,7 +132,7 @@ it('a worker whose browser cannot start stops at once with one clear line', asyn
 });
 
 it('SIGTERM finishes the running step, then exits cleanly', async () => {
-  // A grace period the step always fits in, so a hand-back below is not the grace period running out.
+  // A grace period the step fits in however loaded the machine is; running out of it is another test's case.
   const { process: worker, output } = await startWorkerProcess({ SHUTDOWN_GRACE_MS: '60000' });
   const ready = await readyCase('SBX-PENDING');
   await h.confirm(ready.id);
@@ -145,10 +145,8 @@ it('SIGTERM finishes the running step, then exits cleanly', async () => {
   const stored = await h.get(ready.id);
   expect(stored.status).toBe('waiting_on_payer');
   const [process] = await h.jobs(ready.id);
-  // Completed, or handed back without its attempt counted (a retry finds the case past the step). Which one
-  // varies under load, for a cause not yet found.
-  expect(process).toMatchObject({ type: 'process', attempts: 1 });
-  expect(['completed', 'retry']).toContain(process!.state);
+  // Settled by pg-boss before the worker stopped, so the queue's own stop found nothing active to fail.
+  expect(process).toMatchObject({ type: 'process', attempts: 1, state: 'completed' });
   expect(output.some((line) => line.includes('"worker stopped"'))).toBe(true);
 }, 120_000);
 

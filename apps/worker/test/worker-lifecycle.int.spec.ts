@@ -284,6 +284,52 @@ describe('shutdown', () => {
     expect(events.filter((e) => e === 'authorization.receipt_recorded')).toHaveLength(1);
     expect((await h.get(ready.id)).status).toBe('completed');
   });
+  it('a step that ends within the grace period has its job settled by pg-boss before the worker says it stopped', async () => {
+    const ready = await h.readyCase('SBX-PENDING');
+    await h.confirm(ready.id);
+    const gate = new Gate();
+    spy.before = async (method, portalCase) => {
+      if (method === 'submit' && portalCase.authorizationId === ready.id) await gate.wait();
+    };
+    const stopping = await h.startWorker({ portal: spy });
+    await gate.arrived();
+    const [running] = await h.jobs(ready.id);
+
+    // The job's row held, so pg-boss's settlement of the finished step waits where the test can see it.
+    const holder = h.dataSource.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    await holder.query(`SELECT 1 FROM ${JOB_TABLE} WHERE name = $1 AND id = $2 FOR UPDATE`, [
+      running!.type,
+      running!.id,
+    ]);
+    const [{ pid }] = (await holder.query('SELECT pg_backend_pid() AS pid')) as Array<{ pid: number }>;
+    let stopReturned = false;
+    const stopped = stopping.worker.stop({ graceMs: 60_000 }).then(() => {
+      stopReturned = true;
+    });
+    gate.open();
+    await h.waitForStatus(ready.id, 'waiting_on_payer');
+    await eventually(
+      () => h.dataSource.query('SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]),
+      (blocked: unknown[]) => blocked.length > 0,
+      'the settlement waiting on the held row',
+    );
+    // The step has returned, its settlement has not landed: the worker is not done stopping.
+    expect(stopReturned).toBe(false);
+    await holder.commitTransaction();
+    await holder.release();
+    await stopped;
+    // What the worker's main does next; it finds nothing of this job left to fail.
+    await stopping.boss.stop({ graceful: false });
+
+    const [process] = await h.jobs(ready.id);
+    expect(process).toMatchObject({ type: 'process', attempts: 1, state: 'completed' });
+    expect(stopping.settled.map((s) => s.settlement)).toEqual([
+      { status: 'completed', outcome: 'receipt_recorded' },
+    ]);
+    expect(stopping.logger.messages('warn')).not.toContain('job released at shutdown');
+  });
 });
 
 describe('maintenance', () => {
