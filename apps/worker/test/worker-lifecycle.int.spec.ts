@@ -303,7 +303,7 @@ describe('shutdown', () => {
       running!.type,
       running!.id,
     ]);
-    const [{ pid }] = (await holder.query('SELECT pg_backend_pid() AS pid')) as Array<{ pid: number }>;
+    const [{ pid }] = (await holder.query('SELECT pg_backend_pid() AS pid')) as [{ pid: number }];
     let stopReturned = false;
     const stopped = stopping.worker.stop({ graceMs: 60_000 }).then(() => {
       stopReturned = true;
