@@ -21,8 +21,8 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-/** Browser runs on a loaded machine: a batch of cases takes tens of seconds. */
-const BATCH_TIMEOUT_MS = 180_000;
+/** Browser runs on a loaded machine: a batch of cases takes a minute or more. */
+const BATCH_TIMEOUT_MS = 300_000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -64,7 +64,8 @@ describe('several workers on one queue', () => {
         pipelineSettings: { sandbox: { decisionPollIntervalMs: 0 } },
       });
       const cases = await Promise.all(
-        Array.from({ length: 24 }, (_, i) => h.readyCase(MEMBER_IDS[i % MEMBER_IDS.length]!)),
+        // Three of each scenario: more cases than both workers' slots together, so each worker claims some.
+        Array.from({ length: 12 }, (_, i) => h.readyCase(MEMBER_IDS[i % MEMBER_IDS.length]!)),
       );
       const memberIdOf = new Map(cases.map((c, i) => [c.id, MEMBER_IDS[i % MEMBER_IDS.length]!]));
 
@@ -80,7 +81,7 @@ describe('several workers on one queue', () => {
       }
       await allJobsSettled();
       const jobs = await pipelineJobs();
-      expect(jobs).toHaveLength(48); // process + poll_decision per case
+      expect(jobs).toHaveLength(24); // process + poll_decision per case
       expect(jobs.every((job) => job.attempts === 1 && job.state === 'completed')).toBe(true);
 
       const settled = [...first.settled, ...second.settled];
