@@ -11,9 +11,22 @@ export interface ResourceEventRow {
   type: string;
   authorization_id: string | null;
   created_at: Date;
-  /** The resource snapshot, dates tagged (see resource-event.mapper). */
+  /**
+   * The resource snapshot, dates tagged (see resource-event.mapper); null when another event of the same save
+   * holds it (decision 0049). Rows read through `READABLE_EVENTS` always have it.
+   */
   snapshot: unknown;
+  /** The event of the same save that holds this one's snapshot; null when this one holds its own. */
+  snapshot_event_id: string | null;
 }
+
+/**
+ * `events` as readers see it: every row with its snapshot, its own or the one its save's last event holds. Use
+ * it in place of the table's name in a `SELECT … FROM`; conditions and orderings name the columns as usual.
+ */
+export const READABLE_EVENTS = `(SELECT e.sequence, e.id, e.organization_id, e.environment, e.type,
+    e.authorization_id, e.created_at, COALESCE(e.snapshot, held.snapshot) AS snapshot, e.snapshot_event_id
+  FROM events e LEFT JOIN events held ON held.id = e.snapshot_event_id) events`;
 
 export const ResourceEventEntity = new EntitySchema<ResourceEventRow>({
   name: 'resource_event',
@@ -26,6 +39,7 @@ export const ResourceEventEntity = new EntitySchema<ResourceEventRow>({
     type: { type: 'text' },
     authorization_id: { type: 'text', nullable: true },
     created_at: { type: 'timestamptz' },
-    snapshot: { type: 'jsonb' },
+    snapshot: { type: 'jsonb', nullable: true },
+    snapshot_event_id: { type: 'text', nullable: true },
   },
 });

@@ -49,10 +49,13 @@ export function decodeSnapshot(value: unknown): unknown {
   return value;
 }
 
-/** `snapshot`: the event's snapshot already encoded, when the caller encoded it once for several events. */
+/**
+ * `snapshot`: the event's snapshot already encoded, or `{ heldBy }`, the id of the event of the same save that
+ * holds it (decision 0049).
+ */
 export const toResourceEventRow = (
   event: ResourceEvent,
-  snapshot: unknown = encodeSnapshot(event.snapshot),
+  snapshot: object | { heldBy: string } = encodeSnapshot(event.snapshot),
 ): Omit<ResourceEventRow, 'sequence'> => ({
   id: event.id,
   organization_id: event.organizationId,
@@ -60,7 +63,9 @@ export const toResourceEventRow = (
   type: event.type,
   authorization_id: event.authorizationId,
   created_at: event.createdAt,
-  snapshot,
+  ...('heldBy' in snapshot
+    ? { snapshot: null, snapshot_event_id: snapshot.heldBy as string }
+    : { snapshot, snapshot_event_id: null }),
 });
 
 export const toResourceEvent = (row: ResourceEventRow): ResourceEvent => ({

@@ -9,7 +9,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { assertPageLimit, type CursorBinding, type KeysetCursors } from '../pagination/keyset-cursor';
 import { insertStatement, rowTable, runSql, type SqlStatement } from '../unit-of-work/sql';
 import { assertSameTenant, tenantParameters } from '../unit-of-work/tenant-bound';
-import { ResourceEventEntity, type ResourceEventRow } from './resource-event.entity';
+import { READABLE_EVENTS, ResourceEventEntity, type ResourceEventRow } from './resource-event.entity';
 import { encodeSnapshot, toResourceEvent, toResourceEventRow } from './resource-event.mapper';
 
 const EVENTS = rowTable(ResourceEventEntity);
@@ -35,16 +35,23 @@ export class TypeOrmResourceEventLog implements ResourceEventLog {
 
   async append(events: ResourceEvent[]): Promise<void> {
     if (events.length === 0) return;
-    // The events of one save share one snapshot (a new case's are two): encoded once for all of them.
-    const encoded = new Map<ResourceEvent['snapshot'], unknown>();
-    const rows = events.map((event) => {
+    for (const event of events) {
       assertSameTenant(
         this.scope,
         { id: event.id, organizationId: event.organizationId, environment: event.environment },
         'event',
       );
-      if (!encoded.has(event.snapshot)) encoded.set(event.snapshot, encodeSnapshot(event.snapshot));
-      return toResourceEventRow(event, encoded.get(event.snapshot));
+    }
+    // The events of one save share one snapshot (a new case's are two), stored once (decision 0049): the last
+    // of them holds it, so retention, oldest first, never deletes it before the events that name it.
+    const holders = new Map<ResourceEvent['snapshot'], ResourceEvent>();
+    for (const event of events) holders.set(event.snapshot, event);
+    const rows = events.map((event) => {
+      const holder = holders.get(event.snapshot)!;
+      return toResourceEventRow(
+        event,
+        holder === event ? encodeSnapshot(event.snapshot) : { heldBy: holder.id },
+      );
     });
     await this.write(events, insertStatement(EVENTS, rows as ResourceEventRow[]));
   }
@@ -58,7 +65,7 @@ export class TypeOrmResourceEventLog implements ResourceEventLog {
     };
     const after = query.cursor === undefined ? null : this.cursors.decodeAfterId(binding, query.cursor);
     const parameters: unknown[] = [...tenantParameters(this.scope)];
-    let sql = 'SELECT * FROM events WHERE organization_id = $1 AND environment = $2';
+    let sql = `SELECT * FROM ${READABLE_EVENTS} WHERE organization_id = $1 AND environment = $2`;
     if (query.type !== undefined) {
       parameters.push(query.type);
       sql += ` AND type = $${parameters.length}`;
@@ -100,8 +107,9 @@ export class PostgresEventRetention {
     for (;;) {
       const { rowCount } = await runSql(
         this.dataSource.manager,
+        // Oldest first: an event holding its save's snapshot goes with or after the events that name it.
         `DELETE FROM events WHERE sequence = ANY (ARRAY(
-           SELECT sequence FROM events WHERE created_at < $1 LIMIT $2))`,
+           SELECT sequence FROM events WHERE created_at < $1 ORDER BY sequence LIMIT $2))`,
         [cutoff, batchSize],
       );
       total += rowCount;

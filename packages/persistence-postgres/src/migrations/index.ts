@@ -17,6 +17,7 @@ import { LiveSessionInputs1763760000000 } from './1763760000000-live-session-inp
 import { LiveSessionHeartbeats1763761000000 } from './1763761000000-live-session-heartbeats';
 import { CustomerPortalSessions1763766000000 } from './1763766000000-customer-portal-sessions';
 import { ReplaySegments1763767000000 } from './1763767000000-replay-segments';
+import { SharedEventSnapshots1763768000000 } from './1763768000000-shared-event-snapshots';
 
 /** Every committed migration, oldest first. Listed explicitly so builds never depend on file globbing. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   LiveSessionHeartbeats1763761000000,
   CustomerPortalSessions1763766000000,
   ReplaySegments1763767000000,
+  SharedEventSnapshots1763768000000,
 ];

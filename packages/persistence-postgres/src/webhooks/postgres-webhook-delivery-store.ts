@@ -1,7 +1,7 @@
 import type { ResourceEvent, TenantScope } from '@prior-auth/domain';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PgBoss } from 'pg-boss';
-import { ResourceEventEntity, type ResourceEventRow } from '../events/resource-event.entity';
+import { READABLE_EVENTS, ResourceEventEntity, type ResourceEventRow } from '../events/resource-event.entity';
 import { toResourceEvent, toResourceEventRow } from '../events/resource-event.mapper';
 import { insertStatement, rowTable, runSql } from '../unit-of-work/sql';
 import { WEBHOOK_DELIVERY_QUEUE } from '../outbox/job-queues';
@@ -93,7 +93,7 @@ export class PostgresWebhookDeliveryStore {
     if (delivery.attempt_token !== tokenOf(job)) return null;
     const events = await runSql<ResourceEventRow>(
       manager,
-      'SELECT * FROM events WHERE organization_id = $1 AND environment = $2 AND id = $3',
+      `SELECT * FROM ${READABLE_EVENTS} WHERE organization_id = $1 AND environment = $2 AND id = $3`,
       [...tenant, delivery.event_id],
     );
     const endpoints = await runSql<WebhookEndpointRow & { failing_since: Date | null }>(
