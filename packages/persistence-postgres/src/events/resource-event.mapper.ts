@@ -64,7 +64,7 @@ export const toResourceEventRow = (
   authorization_id: event.authorizationId,
   created_at: event.createdAt,
   ...('heldBy' in snapshot
-    ? { snapshot: null, snapshot_event_id: snapshot.heldBy as string }
+    ? { snapshot: null, snapshot_event_id: snapshot.heldBy }
     : { snapshot, snapshot_event_id: null }),
 });
 
