@@ -20,7 +20,11 @@ beforeAll(async () => {
 afterAll(() => stack.stop(), 30_000);
 
 const DECIDED = ['approved', 'denied', 'modified', 'not_required'];
-const BATCH_SIZE = 12;
+// More cases than the two workers' four slots together, so both must take part. A case waits for a slot behind
+// the cases ahead of it, so its waits get longer limits than a lone case's: on two cores shared with another
+// package's tests, twelve cases took longer than a lone case may wait.
+const BATCH_SIZE = 8;
+const QUEUED_CASE_TIMEOUT_MS = 300_000;
 
 it('every case of a batch is submitted once, gets one receipt and one decision', async () => {
   const memberIds = new Map((await api.sandboxScenarios()).map((s) => [s.scenario, s.memberId]));
@@ -39,8 +43,12 @@ it('every case of a batch is submitted once, gets one receipt and one decision',
     ),
   );
 
-  await Promise.all(journeys.map((journey, i) => submitThroughReview(journey, batch[i]!.policy)));
-  const done = await Promise.all(journeys.map((journey) => journey.waitForStatus('completed')));
+  await Promise.all(
+    journeys.map((journey, i) => submitThroughReview(journey, batch[i]!.policy, QUEUED_CASE_TIMEOUT_MS)),
+  );
+  const done = await Promise.all(
+    journeys.map((journey) => journey.waitForStatus('completed', QUEUED_CASE_TIMEOUT_MS)),
+  );
 
   done.forEach((authorization, i) => expect(authorization.outcome).toBe(batch[i]!.scenario));
   const references = done.map((a) => expectSandboxReceipt(a.submission.payerReceipt).referenceNumber);
@@ -71,4 +79,4 @@ it('every case of a batch is submitted once, gets one receipt and one decision',
   }
   // Both workers took part: the queue was really shared.
   expect(new Set(completed.map((r) => r.worker))).toEqual(new Set(['worker-1', 'worker-2']));
-});
+}, 600_000);

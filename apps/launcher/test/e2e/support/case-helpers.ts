@@ -201,11 +201,12 @@ export function expectSandboxReceipt(receipt: PayerReceipt | null): PayerReceipt
 export async function submitThroughReview(
   journey: CaseJourney,
   policy: FinalSubmissionPolicy,
+  reviewTimeoutMs?: number,
 ): Promise<void> {
   const receiptBefore = journey.current.submission.payerReceipt;
   await journey.confirm('advance_case');
   if (policy === 'automatic') return;
-  const review = await journey.waitForAction('approve_submission');
+  const review = await journey.waitForAction('approve_submission', reviewTimeoutMs);
   expect(review.status).toBe('requires_confirmation');
   expect(review.nextAction).toMatchObject({
     owner: 'customer',

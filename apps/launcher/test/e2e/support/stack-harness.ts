@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { createDataSource, JOB_QUEUE_SCHEMA } from '@prior-auth/persistence-postgres';
 import { configSchema } from '@prior-auth/platform';
 import { freePort, spawnApp, waitUntilAnswering } from '@prior-auth/test-support';
 import { TEST_TENANT_ENV } from './test-tenant';
@@ -160,6 +161,7 @@ export class StackHarness {
   async stop(): Promise<void> {
     await Promise.all(this.all().map((app) => app.stop()));
     process.off('exit', this.killOnExit);
+    if (this.all().length > 0) await dropUnfinishedJobs();
     rmSync(this.dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 
@@ -229,5 +231,28 @@ export class StackHarness {
       RATE_LIMIT_PER_SECOND: '100000',
       RATE_LIMIT_BURST: '100000',
     };
+  }
+}
+
+/**
+ * The files of this package share one test database and run one after another. A file that failed half way
+ * leaves jobs of its cases queued, which the next file's workers would otherwise pick up and run through their
+ * browsers before that file's own cases: one failure would slow the next file into failing too.
+ */
+async function dropUnfinishedJobs(): Promise<void> {
+  const dataSource = createDataSource({ url: process.env.DATABASE_URL!, poolSize: 1 });
+  await dataSource.initialize();
+  try {
+    // A stack that failed to start may not have installed the queue's tables yet.
+    const rows = (await dataSource.query(`SELECT to_regclass($1) IS NOT NULL AS installed`, [
+      `${JOB_QUEUE_SCHEMA}.job`,
+    ])) as Array<{ installed: boolean }>;
+    if (rows[0]?.installed) {
+      await dataSource.query(
+        `DELETE FROM ${JOB_QUEUE_SCHEMA}.job WHERE state IN ('created', 'retry', 'active')`,
+      );
+    }
+  } finally {
+    await dataSource.destroy();
   }
 }
