@@ -16,7 +16,7 @@ export * from './manual-handoff/manual-handoff.mapper';
 export * from './manual-handoff/typeorm-manual-handoff.repository';
 export * from './payer-evidence/payer-evidence.mapper';
 export * from './payer-evidence/typeorm-payer-evidence.repository';
-export * from './outbox/typeorm-event-outbox';
+export * from './audit/typeorm-domain-event-log';
 export * from './events/typeorm-resource-event-log';
 export * from './events/resource-event.mapper';
 export * from './webhooks/typeorm-webhook-endpoint.repository';

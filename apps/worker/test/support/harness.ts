@@ -517,7 +517,8 @@ export class Harness {
   /** Types of the domain events recorded for an authorization, in order. */
   async eventTypes(authorizationId: string): Promise<string[]> {
     const rows: Array<{ type: string }> = await this.dataSource.query(
-      `SELECT type FROM outbox_events WHERE organization_id = $1 AND aggregate_id = $2 ORDER BY sequence`,
+      `SELECT action AS type FROM audit_log WHERE organization_id = $1 AND subject_id = $2 AND details ? 'eventId'
+        ORDER BY id`,
       [this.organizationId, authorizationId],
     );
     return rows.map((row) => row.type);

@@ -11,9 +11,9 @@ import type { Environment } from '../shared/scope';
 
 /*
  * The events integrators read and receive (docs/decisions/0031-events-and-webhooks.md). Unlike the internal
- * domain events of the outbox (ids and codes only), each carries a snapshot of the resource as it was when
- * the event happened, so the API can render it in the caller's version later: versions are presentation,
- * the snapshot is the stored state.
+ * domain events (ids and codes only, recorded in the audit log), each carries a snapshot of the resource as it
+ * was when the event happened, so the API can render it in the caller's version later: versions are
+ * presentation, the snapshot is the stored state.
  */
 
 export const RESOURCE_EVENT_TYPES = [

@@ -14,7 +14,7 @@ export * from './authorization.repository.port';
 export * from './blob-store.port';
 export * from './clock.port';
 export * from './customer-portal-sessions.port';
-export * from './event-outbox.port';
+export * from './domain-event-log.port';
 export * from './file.repository.port';
 export * from './grant-issuer.port';
 export * from './id-generator.port';

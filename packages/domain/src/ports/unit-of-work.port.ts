@@ -1,6 +1,6 @@
 import { type TenantScope } from '../shared/scope';
 import { type AuthorizationRepository } from './authorization.repository.port';
-import { type EventOutbox } from './event-outbox.port';
+import { type DomainEventLog } from './domain-event-log.port';
 import { type FileRepository } from './file.repository.port';
 import { type GrantIssuer } from './grant-issuer.port';
 import { type JobQueue } from './job-queue.port';
@@ -15,7 +15,8 @@ export interface TransactionalPorts {
   files: FileRepository;
   manualHandoffs: ManualHandoffRepository;
   payerEvidence: PayerEvidenceRepository;
-  outbox: EventOutbox;
+  /** The aggregates' own events, recorded with their changes (docs/decisions/0050-domain-events-in-the-audit-log.md). */
+  domainEvents: DomainEventLog;
   /** The integrators' events (docs/decisions/0031-events-and-webhooks.md). */
   events: ResourceEventLog;
   webhookEndpoints: WebhookEndpointRepository;

@@ -3,7 +3,7 @@ import { type AuthorizationState } from '../authorization/authorization.types';
 import { File, type FileState } from '../file/file.aggregate';
 import { ManualHandoff, type ManualHandoffState } from '../manual-handoff/manual-handoff.aggregate';
 import { type AuthorizationListQuery, type Page } from '../ports/authorization.repository.port';
-import { type DomainEventEnvelope } from '../ports/event-outbox.port';
+import { type DomainEventEnvelope } from '../ports/domain-event-log.port';
 import { type ResourceEvent } from '../events/resource-event';
 import { WebhookEndpoint, type WebhookEndpointState } from '../webhooks/webhook-endpoint.aggregate';
 import { type Job } from '../ports/job-queue.port';
@@ -26,7 +26,7 @@ class TenantData {
   readonly files = new Map<string, FileState>();
   readonly manualHandoffs = new Map<string, ManualHandoffState>();
   readonly webhookEndpoints = new Map<string, WebhookEndpointState>();
-  readonly outbox: DomainEventEnvelope[] = [];
+  readonly domainEvents: DomainEventEnvelope[] = [];
   readonly jobs: Job[] = [];
   readonly payerEvidence: PayerEvidenceRecord[] = [];
   readonly events: ResourceEvent[] = [];
@@ -166,7 +166,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
             .sort((a, b) => a.capturedAt.getTime() - b.capturedAt.getTime())
             .map((r) => ({ ...r })),
       },
-      outbox: { append: async (appended) => void events.push(...appended) },
+      domainEvents: { append: async (appended) => void events.push(...appended) },
       webhookEndpoints: {
         findById: async (id) => {
           const state = read<WebhookEndpointState>('webhookEndpoints', id);
@@ -218,7 +218,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
       }
     }
     for (const w of writes) (data[w.table] as Map<string, Versioned>).set(w.state.id, w.state);
-    data.outbox.push(...events);
+    data.domainEvents.push(...events);
     data.jobs.push(...jobs);
     data.payerEvidence.push(...evidence);
     data.events.push(...resourceEvents);

@@ -186,6 +186,6 @@ export function createHarness() {
     authorizationIn,
     load,
     jobs: (scope: TenantScope = SCOPE) => unitOfWork.tenant(scope).jobs,
-    outbox: (scope: TenantScope = SCOPE) => unitOfWork.tenant(scope).outbox,
+    domainEvents: (scope: TenantScope = SCOPE) => unitOfWork.tenant(scope).domainEvents,
   };
 }

@@ -41,14 +41,14 @@ describe('CreateAuthorizationUseCase', () => {
       payer: { id: 'payer_uhc', displayName: 'UnitedHealthcare' },
     });
     expect(h.jobs()).toEqual([]);
-    expect(h.outbox().map((e) => e.type)).toContain('authorization.created');
-    expect(h.outbox()[0]).toMatchObject({
+    expect(h.domainEvents().map((e) => e.type)).toContain('authorization.created');
+    expect(h.domainEvents()[0]).toMatchObject({
       aggregateType: 'authorization',
       aggregateId: authorization.id,
       organizationId: 'org_1',
       environment: 'sandbox',
     });
-    expect(h.outbox()[0]?.payload).not.toHaveProperty('organizationId');
+    expect(h.domainEvents()[0]?.payload).not.toHaveProperty('organizationId');
   });
 
   it('applies the template defaults to the initial answers', async () => {

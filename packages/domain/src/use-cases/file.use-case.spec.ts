@@ -50,7 +50,7 @@ describe('CreateFileUseCase', () => {
     ]);
     const stored = await h.unitOfWork.run(SCOPE, (tx) => tx.files.findById(file.id));
     expect(stored?.toState()).toEqual(file.toState());
-    expect(h.outbox().map((e) => [e.type, e.aggregateType])).toEqual([['file.created', 'file']]);
+    expect(h.domainEvents().map((e) => [e.type, e.aggregateType])).toEqual([['file.created', 'file']]);
   });
 
   it.each([

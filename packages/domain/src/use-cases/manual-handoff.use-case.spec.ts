@@ -106,7 +106,7 @@ describe('CreateManualHandoffUseCase', () => {
         payload: { manualHandoffId: handoff.id },
       },
     ]);
-    expect(h.outbox().map((e) => e.type)).toEqual(
+    expect(h.domainEvents().map((e) => e.type)).toEqual(
       expect.arrayContaining(['manual_handoff.offered', 'manual_handoff.activated']),
     );
   });

@@ -49,15 +49,7 @@ export class TypeOrmAuditLog {
     return insertStatement(AUDIT_LOG, rows);
   }
 
-  /** One audit row per domain event: what happened to which aggregate, for whom. */
-  appendEvents(
-    events: readonly DomainEventEnvelope[],
-    who: { actor: string; requestId?: string | null },
-  ): Promise<void> {
-    return this.append(eventEntries(events, who));
-  }
-
-  /** `appendEvents`'s INSERT (null for no events). */
+  /** One audit row per domain event, what happened to which aggregate and for whom (null for no events). */
   eventsStatement(
     events: readonly DomainEventEnvelope[],
     who: { actor: string; requestId?: string | null },

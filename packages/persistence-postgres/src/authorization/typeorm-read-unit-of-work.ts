@@ -24,7 +24,7 @@ export class TypeOrmReadUnitOfWork implements UnitOfWork {
     try {
       return await work({
         ...ports,
-        outbox: { append: readOnly },
+        domainEvents: { append: readOnly },
         events: { append: readOnly, list: (query) => ports.events.list(query) },
         jobs: { enqueue: readOnly },
         grants: { issue: readOnly, revokeForSubject: readOnly },

@@ -50,7 +50,6 @@ describe('migrate', () => {
             'access_grant_openings',
             'audit_log',
             'idempotency_records',
-            'outbox_events',
           ]),
         );
         expect(await migrate(dataSource)).toEqual([]);

@@ -4,7 +4,6 @@ import { AUTHORIZATION_ENTITY_SCHEMAS } from '../authorization/authorization.ent
 import { FileEntity } from '../file/file.entity';
 import { IdempotencyRecordEntity } from '../idempotency/idempotency-record.entity';
 import { ManualHandoffEntity } from '../manual-handoff/manual-handoff.entity';
-import { OutboxEventEntity } from '../outbox/outbox-event.entity';
 import { ResourceEventEntity } from '../events/resource-event.entity';
 import { WebhookEndpointEntity } from '../webhooks/webhook-endpoint.entity';
 import { PayerEvidenceEntity } from '../payer-evidence/payer-evidence.entity';
@@ -17,7 +16,6 @@ export * from '../authorization/authorization.entity';
 export * from '../file/file.entity';
 export * from '../idempotency/idempotency-record.entity';
 export * from '../manual-handoff/manual-handoff.entity';
-export * from '../outbox/outbox-event.entity';
 export * from '../events/resource-event.entity';
 export * from '../webhooks/webhook-endpoint.entity';
 export * from '../payer-evidence/payer-evidence.entity';
@@ -35,7 +33,6 @@ export const ENTITY_SCHEMAS = [
   PayerEvidenceEntity,
   ...AUDIT_ENTITY_SCHEMAS,
   IdempotencyRecordEntity,
-  OutboxEventEntity,
   ...PORTAL_ACCESS_ENTITY_SCHEMAS,
   ResourceEventEntity,
   WebhookEndpointEntity,

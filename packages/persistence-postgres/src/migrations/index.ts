@@ -18,6 +18,7 @@ import { LiveSessionHeartbeats1763761000000 } from './1763761000000-live-session
 import { CustomerPortalSessions1763766000000 } from './1763766000000-customer-portal-sessions';
 import { ReplaySegments1763767000000 } from './1763767000000-replay-segments';
 import { SharedEventSnapshots1763768000000 } from './1763768000000-shared-event-snapshots';
+import { DomainEventsInAuditLog1763769000000 } from './1763769000000-domain-events-in-audit-log';
 
 /** Every committed migration, oldest first. Listed explicitly so builds never depend on file globbing. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   CustomerPortalSessions1763766000000,
   ReplaySegments1763767000000,
   SharedEventSnapshots1763768000000,
+  DomainEventsInAuditLog1763769000000,
 ];

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import type { DataSource, QueryRunner } from 'typeorm';
 import { createDataSource } from '../database/data-source';
 import { migrate } from '../database/migration-runner';
+import { DomainEventsInAuditLog1763769000000 } from './1763769000000-domain-events-in-audit-log';
 import { MIGRATIONS } from './index';
 
 const TABLES = [
@@ -14,7 +16,6 @@ const TABLES = [
   'files',
   'idempotency_records',
   'manual_handoffs',
-  'outbox_events',
   'review_snapshots',
   'runtime_sessions',
   'webhook_endpoints',
@@ -24,21 +25,47 @@ const TABLES = [
 // with every migration applied twice takes seconds alone and more beside other suites on a loaded machine.
 const MIGRATIONS_TIMEOUT_MS = 60_000;
 
+/** A freshly created database with every migration applied, dropped after `work`. */
+async function withMigratedDatabase(work: (dataSource: DataSource) => Promise<void>): Promise<void> {
+  const base = new URL(process.env.DATABASE_URL!);
+  const name = `prior_auth_schema_${randomBytes(5).toString('hex')}`;
+  const admin = new Client({ connectionString: base.toString() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(base.toString());
+  url.pathname = `/${name}`;
+  const dataSource = createDataSource({ url: url.toString(), poolSize: 2 });
+  try {
+    await dataSource.initialize();
+    await migrate(dataSource);
+    await work(dataSource);
+  } finally {
+    if (dataSource.isInitialized) await dataSource.destroy();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+/** Runs `work` on a query runner inside a transaction that is rolled back afterwards. */
+async function rolledBack(
+  dataSource: DataSource,
+  work: (runner: QueryRunner) => Promise<void>,
+): Promise<void> {
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.startTransaction();
+    await work(runner);
+  } finally {
+    if (runner.isTransactionActive) await runner.rollbackTransaction();
+    await runner.release();
+  }
+}
+
 describe('schema migrations', () => {
   it(
     'revert cleanly and apply again on a migrated database',
-    async () => {
-      const base = new URL(process.env.DATABASE_URL!);
-      const name = `prior_auth_schema_${randomBytes(5).toString('hex')}`;
-      const admin = new Client({ connectionString: base.toString() });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${name}`);
-      const url = new URL(base.toString());
-      url.pathname = `/${name}`;
-      const dataSource = createDataSource({ url: url.toString(), poolSize: 2 });
-      try {
-        await dataSource.initialize();
-        await migrate(dataSource);
+    () =>
+      withMigratedDatabase(async (dataSource) => {
         const tables = async () =>
           (
             await dataSource.query(
@@ -65,12 +92,43 @@ describe('schema migrations', () => {
           await runner.release();
         }
         expect(await tables()).toEqual(TABLES);
-      } finally {
-        if (dataSource.isInitialized) await dataSource.destroy();
-        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await admin.end();
-      }
-    },
+      }),
+    MIGRATIONS_TIMEOUT_MS,
+  );
+
+  it(
+    'bring the domain events back into the outbox from the audit log when decision 0050 is reverted',
+    () =>
+      withMigratedDatabase((dataSource) =>
+        rolledBack(dataSource, async (runner) => {
+          await runner.query(
+            `INSERT INTO audit_log (organization_id, environment, occurred_at, actor, action, subject_type, subject_id,
+                                    request_id, details)
+             VALUES ('org_1', 'sandbox', '2026-03-02T09:00:00Z', 'worker', 'authorization.created', 'authorization',
+                     'auth_1', 'req_1', '{"eventId": "evt_1", "status": "requires_input"}'),
+                    ('org_1', 'sandbox', '2026-03-02T09:00:01Z', 'api_key:key_1', 'authorization.read',
+                     'authorization', 'auth_1', 'req_2', '{}')`,
+          );
+          await new DomainEventsInAuditLog1763769000000().down(runner);
+          expect(
+            await runner.query(
+              `SELECT id, organization_id, environment, aggregate_type, aggregate_id, type, occurred_at, payload
+                 FROM outbox_events`,
+            ),
+          ).toEqual([
+            {
+              id: 'evt_1',
+              organization_id: 'org_1',
+              environment: 'sandbox',
+              aggregate_type: 'authorization',
+              aggregate_id: 'auth_1',
+              type: 'authorization.created',
+              occurred_at: new Date('2026-03-02T09:00:00Z'),
+              payload: { status: 'requires_input' },
+            },
+          ]);
+        }),
+      ),
     MIGRATIONS_TIMEOUT_MS,
   );
 });

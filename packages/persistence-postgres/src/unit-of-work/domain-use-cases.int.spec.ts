@@ -126,7 +126,8 @@ describe('domain use cases on TypeOrmUnitOfWork', () => {
     expect(confirmed.status).toBe('processing');
 
     const events = await dataSource.query(
-      `SELECT type FROM outbox_events WHERE organization_id = $1 AND environment = $2 AND aggregate_id = $3 ORDER BY sequence`,
+      `SELECT action AS type FROM audit_log
+        WHERE organization_id = $1 AND environment = $2 AND subject_id = $3 AND details ? 'eventId' ORDER BY id`,
       [scope.organizationId, scope.environment, created.id],
     );
     expect(events.map((e: { type: string }) => e.type)).toEqual(

@@ -67,9 +67,6 @@ async function footprint(scope: TenantScope, authorizationId: string) {
     attachments: await count(
       'SELECT count(*) FROM authorization_attachments WHERE organization_id = $1 AND environment = $2 AND authorization_id = $3',
     ),
-    outbox: await count(
-      'SELECT count(*) FROM outbox_events WHERE organization_id = $1 AND environment = $2 AND aggregate_id = $3',
-    ),
     audit: await count(
       'SELECT count(*) FROM audit_log WHERE organization_id = $1 AND environment = $2 AND subject_id = $3',
     ),
@@ -80,14 +77,14 @@ async function footprint(scope: TenantScope, authorizationId: string) {
   };
 }
 
-const NOTHING = { authorizations: 0, attachments: 0, outbox: 0, audit: 0, jobs: 0 };
+const NOTHING = { authorizations: 0, attachments: 0, audit: 0, jobs: 0 };
 
 /** The command: files, the aggregate with its attachment, its events and a job. */
 const command = (scope: TenantScope, arranged: Arranged, work: UnitOfWork = unitOfWork) =>
   work.run(scope, async (tx) => {
     for (const file of arranged.files) await tx.files.save(file);
     await tx.authorizations.save(arranged.authorization);
-    await tx.outbox.append(envelopes(arranged));
+    await tx.domainEvents.append(envelopes(arranged));
     await tx.jobs.enqueue({
       type: 'process',
       authorizationId: arranged.authorization.id,
@@ -96,14 +93,13 @@ const command = (scope: TenantScope, arranged: Arranged, work: UnitOfWork = unit
   });
 
 describe('TypeOrmUnitOfWork', () => {
-  it('commits the aggregate, its children, outbox, audit and job rows together', async () => {
+  it('commits the aggregate, its children, its events as audit rows and its job together', async () => {
     const scope = await createTestTenant(dataSource);
     const arranged = arrange(scope, 'requires_confirmation');
     await command(scope, arranged);
     expect(await footprint(scope, arranged.authorization.id)).toEqual({
       authorizations: 1,
       attachments: 1,
-      outbox: 1,
       audit: 1,
       jobs: 1,
     });
@@ -111,10 +107,16 @@ describe('TypeOrmUnitOfWork', () => {
       'SELECT actor, action, subject_type, details FROM audit_log WHERE organization_id = $1 AND subject_id = $2',
       [scope.organizationId, arranged.authorization.id],
     );
-    expect(audit).toMatchObject({
+    expect(audit).toEqual({
       actor: 'worker',
       action: 'authorization.created',
       subject_type: 'authorization',
+      // The event's own id and payload: the audit row is the domain event's only record (decision 0050).
+      details: {
+        eventId: expect.stringMatching(/^evt_/),
+        status: arranged.authorization.status,
+        version: arranged.authorization.version,
+      },
     });
   });
 
@@ -124,7 +126,7 @@ describe('TypeOrmUnitOfWork', () => {
     const failing = unitOfWork.run(scope, async (tx) => {
       for (const file of arranged.files) await tx.files.save(file);
       await tx.authorizations.save(arranged.authorization);
-      await tx.outbox.append(envelopes(arranged));
+      await tx.domainEvents.append(envelopes(arranged));
       await tx.jobs.enqueue({ type: 'process', authorizationId: arranged.authorization.id });
       throw new Error('boom after writing');
     });
@@ -140,7 +142,7 @@ describe('TypeOrmUnitOfWork', () => {
     const scope = await createTestTenant(dataSource);
     const other = await createTestTenant(dataSource);
     const arranged = arrange(other, 'requires_input');
-    await expect(unitOfWork.run(scope, (tx) => tx.outbox.append(envelopes(arranged)))).rejects.toThrow(
+    await expect(unitOfWork.run(scope, (tx) => tx.domainEvents.append(envelopes(arranged)))).rejects.toThrow(
       /another tenant/,
     );
   });
@@ -175,7 +177,6 @@ describe('TypeOrmUnitOfWork', () => {
 
       expect(await footprint(scope, arranged.authorization.id)).toMatchObject({
         authorizations: 1,
-        outbox: 1,
         audit: 1,
       });
       expect(await claim(scope, key)).toEqual({

@@ -9,19 +9,17 @@ import type {
 import type { PgBoss } from 'pg-boss';
 import type { DataSource, EntityManager } from 'typeorm';
 import { TypeOrmAccessGrantStore } from '../audit/typeorm-access-grant-store';
-import { TypeOrmAuditLog } from '../audit/typeorm-audit-log';
+import { TypeOrmDomainEventLog } from '../audit/typeorm-domain-event-log';
 import { TypeOrmAuthorizationRepository } from '../authorization/typeorm-authorization.repository';
 import { translateDatabaseError } from '../database/database-errors';
 import { TypeOrmFileRepository } from '../file/typeorm-file.repository';
 import { TypeOrmManualHandoffRepository } from '../manual-handoff/typeorm-manual-handoff.repository';
-import { TypeOrmEventOutbox } from '../outbox/typeorm-event-outbox';
 import { TypeOrmResourceEventLog } from '../events/typeorm-resource-event-log';
 import { fanOutWebhookDeliveries } from '../webhooks/webhook-delivery-fan-out';
 import { TypeOrmWebhookEndpointRepository } from '../webhooks/typeorm-webhook-endpoint.repository';
 import { PgBossJobQueue } from '../outbox/pg-boss-job-queue';
 import { TypeOrmPayerEvidenceRepository } from '../payer-evidence/typeorm-payer-evidence.repository';
 import type { KeysetCursors } from '../pagination/keyset-cursor';
-import { writeSql } from './write-batch';
 import type { PostgresTransaction, TransactionMetadata } from './postgres-transaction';
 
 export interface TypeOrmUnitOfWorkOptions {
@@ -52,10 +50,10 @@ const noGrants: GrantIssuer = {
 };
 
 /**
- * The domain's UnitOfWork on PostgreSQL. `run` opens a transaction and hands `work` repositories, outbox, job
- * queue and grant service bound to that transaction and to ONE tenant; `within(tx)` is the same unit of work inside a
- * transaction someone else opened and handed over. Events appended to the outbox are also written to the audit
- * log. Everything commits together; a throw rolls all of it back. Connection failures surface as
+ * The domain's UnitOfWork on PostgreSQL. `run` opens a transaction and hands `work` repositories, the event logs,
+ * job queue and grant service bound to that transaction and to ONE tenant; `within(tx)` is the same unit of work
+ * inside a transaction someone else opened and handed over. The domain's events are written to the audit log.
+ * Everything commits together; a throw rolls all of it back. Connection failures surface as
  * DatabaseUnavailableError (retryable).
  */
 export class TypeOrmUnitOfWork implements UnitOfWork {
@@ -86,23 +84,16 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
 
   /** The scope-bound ports on `manager`; exposed for adapters that manage the transaction themselves. */
   ports(manager: EntityManager, scope: TenantScope, metadata: TransactionMetadata = {}): TransactionalPorts {
-    const outbox = new TypeOrmEventOutbox(manager, scope);
-    const audit = new TypeOrmAuditLog(manager);
     const actor = metadata.actor ?? this.options.defaultActor ?? 'system';
     return {
       authorizations: new TypeOrmAuthorizationRepository(manager, scope, this.options.cursors),
       files: new TypeOrmFileRepository(manager, scope, this.options.cursors),
       manualHandoffs: new TypeOrmManualHandoffRepository(manager, scope),
       payerEvidence: new TypeOrmPayerEvidenceRepository(manager, scope),
-      outbox: {
-        // The outbox rows and their audit rows in one round trip.
-        append: async (events) => {
-          const outboxInsert = outbox.appendStatement(events);
-          const auditInsert = audit.eventsStatement(events, { actor, requestId: metadata.requestId ?? null });
-          if (outboxInsert === null || auditInsert === null) return;
-          await writeSql(manager, [outboxInsert, auditInsert]);
-        },
-      },
+      domainEvents: new TypeOrmDomainEventLog(manager, scope, {
+        actor,
+        requestId: metadata.requestId ?? null,
+      }),
       events: new TypeOrmResourceEventLog(manager, scope, this.options.cursors, (events, insert) =>
         fanOutWebhookDeliveries(manager, scope, this.options.jobBoss, events, insert),
       ),

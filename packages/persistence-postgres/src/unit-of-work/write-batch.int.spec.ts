@@ -51,11 +51,10 @@ const created = (arranged: Arranged): DomainEventEnvelope[] => [
 async function counts(organizationId: string, authorizationId: string) {
   const [row] = await dataSource.query(
     `SELECT (SELECT count(*) FROM authorizations WHERE organization_id = $1 AND id = $2)::int AS authorizations,
-            (SELECT count(*) FROM outbox_events WHERE organization_id = $1 AND aggregate_id = $2)::int AS outbox,
             (SELECT count(*) FROM audit_log WHERE organization_id = $1 AND subject_id = $2)::int AS audit`,
     [organizationId, authorizationId],
   );
-  return row as { authorizations: number; outbox: number; audit: number };
+  return row as { authorizations: number; audit: number };
 }
 
 const holding = <T>(work: (tx: PostgresTransaction) => Promise<T>) =>
@@ -70,7 +69,7 @@ describe('held writes (WriteBatch)', () => {
       sent = recordStatements(tx.manager);
       await unitOfWork.within(tx).run(scope, async (ports) => {
         await ports.authorizations.save(arranged.authorization);
-        await ports.outbox.append(created(arranged));
+        await ports.domainEvents.append(created(arranged));
       });
       expect(sent).toEqual([]);
       await flushWrites(tx.manager);
@@ -78,7 +77,6 @@ describe('held writes (WriteBatch)', () => {
     expect(sent).toEqual(['WITH w0 AS', 'COMMIT']);
     expect(await counts(scope.organizationId, arranged.authorization.id)).toEqual({
       authorizations: 1,
-      outbox: 1,
       audit: 1,
     });
   });
@@ -94,7 +92,7 @@ describe('held writes (WriteBatch)', () => {
       return async (tx: PostgresTransaction) => {
         await unitOfWork.within(tx).run(scope, async (ports) => {
           await ports.authorizations.save(arranged.authorization);
-          await ports.outbox.append(created(arranged));
+          await ports.domainEvents.append(created(arranged));
         });
         await flushWrites(tx.manager);
         return arranged.authorization.id;
@@ -139,14 +137,13 @@ describe('held writes (WriteBatch)', () => {
       holding(async (tx) => {
         await unitOfWork.within(tx).run(scope, async (ports) => {
           await ports.authorizations.save(arranged.authorization);
-          await ports.outbox.append(created(arranged));
+          await ports.domainEvents.append(created(arranged));
         });
         throw new Error('refused after writing');
       }),
     ).rejects.toThrow('refused after writing');
     expect(await counts(scope.organizationId, arranged.authorization.id)).toEqual({
       authorizations: 0,
-      outbox: 0,
       audit: 0,
     });
   });
@@ -168,12 +165,12 @@ describe('held writes (WriteBatch)', () => {
     const outcome = holding(async (tx) => {
       await unitOfWork.within(tx).run(scope, async (ports) => {
         await ports.authorizations.save(stale!);
-        await ports.outbox.append(created(arranged));
+        await ports.domainEvents.append(created(arranged));
       });
       await flushWrites(tx.manager);
     });
     await expect(outcome).rejects.toBeInstanceOf(VersionConflictError);
-    expect(await counts(scope.organizationId, arranged.authorization.id)).toMatchObject({ outbox: 0 });
+    expect(await counts(scope.organizationId, arranged.authorization.id)).toMatchObject({ audit: 0 });
   });
 
   it('rewrites child rows of one table in order (a delete, then its inserts)', async () => {

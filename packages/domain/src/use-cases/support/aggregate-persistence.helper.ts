@@ -1,7 +1,7 @@
 import { type Authorization } from '../../authorization/authorization.aggregate';
 import { type File } from '../../file/file.aggregate';
 import { type ManualHandoff } from '../../manual-handoff/manual-handoff.aggregate';
-import { type AggregateType, type DomainEventEnvelope } from '../../ports/event-outbox.port';
+import { type AggregateType, type DomainEventEnvelope } from '../../ports/domain-event-log.port';
 import { type IdGenerator } from '../../ports/id-generator.port';
 import { type TransactionalPorts } from '../../ports/unit-of-work.port';
 import { WORKER_JOB_TYPES } from './worker-jobs';
@@ -37,7 +37,7 @@ const toEnvelopes = (
     payload: Object.fromEntries(Object.entries(event).filter(([key]) => !ENVELOPE_FIELDS.has(key))),
   }));
 
-/** Save, then move the recorded events into the outbox of the same transaction. */
+/** Save, then record the pulled events in the same transaction. */
 export async function saveAuthorization(
   tx: TransactionalPorts,
   ids: IdGenerator,
@@ -86,7 +86,7 @@ export async function saveManualHandoff(
 }
 
 const appendEvents = async (tx: TransactionalPorts, envelopes: DomainEventEnvelope[]): Promise<void> => {
-  if (envelopes.length > 0) await tx.outbox.append(envelopes);
+  if (envelopes.length > 0) await tx.domainEvents.append(envelopes);
 };
 
 const newEventId = (ids: IdGenerator) => (prefix: 'evt') => ids.newId(prefix);
