@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createDataSource, JOB_QUEUE_SCHEMA } from '@prior-auth/persistence-postgres';
+import { createDataSource, JOB_TABLE } from '@prior-auth/persistence-postgres';
 import { configSchema } from '@prior-auth/platform';
 import { freePort, spawnApp, waitUntilAnswering } from '@prior-auth/test-support';
 import { TEST_TENANT_ENV } from './test-tenant';
@@ -245,13 +245,11 @@ async function dropUnfinishedJobs(): Promise<void> {
   try {
     // A stack that failed to start may not have installed the queue's tables yet.
     const rows = (await dataSource.query(`SELECT to_regclass($1) IS NOT NULL AS installed`, [
-      `${JOB_QUEUE_SCHEMA}.job`,
-    ])) as Array<{ installed: boolean }>;
-    if (rows[0]?.installed) {
-      await dataSource.query(
-        `DELETE FROM ${JOB_QUEUE_SCHEMA}.job WHERE state IN ('created', 'retry', 'active')`,
-      );
-    }
+      JOB_TABLE,
+    ])) as Array<{
+      installed: boolean;
+    }>;
+    if (rows[0]?.installed) await dataSource.query(`DELETE FROM ${JOB_TABLE} WHERE state < 'completed'`);
   } finally {
     await dataSource.destroy();
   }
