@@ -17,6 +17,11 @@ class SummaryReporter {
         skipped: results.numPendingTests + results.numTodoTests,
         suitesFailed: results.numFailedTestSuites,
         runtimeErrorSuites: results.numRuntimeErrorTestSuites,
+        // Each file's wall time, so CI can name the files that make a test pass long.
+        files: results.testResults.map((file) => ({
+          path: path.relative(process.cwd(), file.testFilePath),
+          seconds: (file.perfStats.end - file.perfStats.start) / 1000,
+        })),
       }),
     );
   }

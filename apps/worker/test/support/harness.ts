@@ -403,7 +403,9 @@ export class Harness {
     while (Date.now() < deadline) {
       last = await this.get(authorizationId);
       if (predicate(last)) return last;
-      await sleep(20);
+      // Each poll reads the whole case: often enough to see a change quickly, seldom enough that several
+      // cases waited on at once do not load the machine.
+      await sleep(50);
     }
     throw new Error(
       `timed out waiting for ${authorizationId} to be ${description}; last status ${last?.status}, next action ${last?.nextAction?.type ?? 'none'} ${JSON.stringify(last?.nextAction?.resolution ?? null)}`,
