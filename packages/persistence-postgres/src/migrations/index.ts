@@ -19,6 +19,7 @@ import { CustomerPortalSessions1763766000000 } from './1763766000000-customer-po
 import { ReplaySegments1763767000000 } from './1763767000000-replay-segments';
 import { SharedEventSnapshots1763768000000 } from './1763768000000-shared-event-snapshots';
 import { DomainEventsInAuditLog1763769000000 } from './1763769000000-domain-events-in-audit-log';
+import { UncompressedCaseDocuments1763770000000 } from './1763770000000-uncompressed-case-documents';
 
 /** Every committed migration, oldest first. Listed explicitly so builds never depend on file globbing. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   ReplaySegments1763767000000,
   SharedEventSnapshots1763768000000,
   DomainEventsInAuditLog1763769000000,
+  UncompressedCaseDocuments1763770000000,
 ];

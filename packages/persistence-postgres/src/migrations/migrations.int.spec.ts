@@ -97,6 +97,43 @@ describe('schema migrations', () => {
   );
 
   it(
+    'store the case documents uncompressed (decision 0051): rows up to a page inline, snapshots out of line',
+    () =>
+      withMigratedDatabase(async (dataSource) => {
+        expect(
+          await dataSource.query(
+            `SELECT relname, reloptions FROM pg_class
+              WHERE relname IN ('authorizations', 'idempotency_records') ORDER BY relname`,
+          ),
+        ).toEqual([
+          { relname: 'authorizations', reloptions: ['toast_tuple_target=8160'] },
+          { relname: 'idempotency_records', reloptions: ['toast_tuple_target=8160'] },
+        ]);
+        expect(
+          await dataSource.query(
+            `SELECT attstorage FROM pg_attribute WHERE attrelid = 'events'::regclass AND attname = 'snapshot'`,
+          ),
+        ).toEqual([{ attstorage: 'e' }]);
+        // A stored answer of 6,000 very compressible bytes is kept as it is.
+        await rolledBack(dataSource, async (runner) => {
+          await runner.query(
+            `INSERT INTO idempotency_records (organization_id, environment, key, fingerprint, state, response_status,
+                                              response_headers, response_body, created_at, completed_at, expires_at)
+             VALUES ('org_1', 'sandbox', 'k_1', 'sha256:x', 'completed', 201, '{}', repeat('0123456789', 600), now(),
+                     now(), now() + interval '1 day')`,
+          );
+          expect(
+            await runner.query(
+              `SELECT pg_column_compression(response_body) AS compression, octet_length(response_body) AS length
+                 FROM idempotency_records WHERE key = 'k_1'`,
+            ),
+          ).toEqual([{ compression: null, length: 6000 }]);
+        });
+      }),
+    MIGRATIONS_TIMEOUT_MS,
+  );
+
+  it(
     'bring the domain events back into the outbox from the audit log when decision 0050 is reverted',
     () =>
       withMigratedDatabase((dataSource) =>
