@@ -21,7 +21,7 @@ import {
   type SubmitResult,
 } from '@prior-auth/domain';
 import { createHash } from 'node:crypto';
-import { errors as playwrightErrors, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { BrowserUnavailableError } from './browser/browser-executable';
 import { type ChromiumBrowser } from './browser/chromium-browser';
 import { captureScreenshot } from './browser/page-screenshot';
@@ -722,7 +722,8 @@ function toPortalError(error: unknown, portalCase: PortalCase): PayerPortalError
     return new PayerPortalError('browser_unavailable', error.message, { transient: true, details });
   }
   const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
-  if (error instanceof playwrightErrors.TimeoutError) {
+  // Playwright's TimeoutError, known by its name so that this module does not load Playwright itself.
+  if (error instanceof Error && error.name === 'TimeoutError') {
     return new PayerPortalError(
       'payer_portal_timeout',
       `The payer portal did not answer in time: ${message}`,

@@ -1,4 +1,4 @@
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
 import { BrowserUnavailableError, resolveBrowserExecutable } from './browser-executable';
 
 /**
@@ -104,6 +104,9 @@ export class ChromiumBrowser {
 
   private async launch(): Promise<Browser> {
     const executablePath = await resolveBrowserExecutable(this.options.executablePath);
+    // Loaded with the first browser: a process that never starts one (the API serving no live session, most
+    // test files) does not pay for reading Playwright's large bundles.
+    const { chromium } = await import('playwright-core');
     return chromium
       .launch({
         executablePath,
