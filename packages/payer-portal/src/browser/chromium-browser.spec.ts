@@ -69,3 +69,17 @@ describe('ChromiumBrowser after a crash', () => {
     }
   });
 });
+
+describe('loading Playwright', () => {
+  it('waits for the first browser: importing the package does not load it', async () => {
+    let loaded = false;
+    await jest.isolateModulesAsync(async () => {
+      jest.doMock('playwright-core', () => {
+        loaded = true;
+        return {};
+      });
+      await import('../index');
+    });
+    expect(loaded).toBe(false);
+  });
+});
