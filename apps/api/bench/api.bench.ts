@@ -83,6 +83,17 @@ function cpuMs(pid: number | undefined): number {
   }
 }
 
+/** A process's peak resident memory (MB) from Linux's `/proc/<pid>/status`; NaN elsewhere. */
+function peakMemoryMb(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const peak = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return peak ? Number(peak[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
 /**
  * The bench database's backends (every connection but the watcher's own) and their CPU time so far: read
  * before and after a pass, it shows how much of a request's cost is PostgreSQL's. Readable only when the
@@ -498,6 +509,11 @@ async function main(): Promise<void> {
         } | ${reference ? ms(reference.p99) : ''} | ${reference ? cpu(reference) : ''} | ${reference && rated ? ratio(pass, reference) : ''} |`,
       );
     }
+    const peak = (target: Target | undefined) =>
+      target ? `${peakMemoryMb(servers.get(target.baseUrl)).toFixed(0)} MB` : 'not measured';
+    console.log(
+      `\nPeak resident memory over the passes: service ${peak(api.target)}, floor ${peak(floor?.target)}.`,
+    );
     if (SCALE) {
       const small = await cannon(apiUrl, [retrieveRequest(api.target, apiIds)]);
       const before = await growTable(1_000_000);

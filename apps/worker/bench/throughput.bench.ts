@@ -5,19 +5,37 @@
  * own browser to the simulated payer website (decisions 0017 and 0022), which decides at once (no decision
  * delay), so this measures the portal runs. Resident memory is printed before and after each round, for this
  * process (shared by the round's workers) and for the browsers per worker: it must stay bounded over the cases.
+ * Each worker's portal runs as the worker process runs it: with step screenshots, and every run a live session
+ * (the page's screencast) recorded as a replay (decisions 0033 and 0045). BENCH_LIVE_SESSIONS=0 leaves the live
+ * sessions out, to show what they cost.
  *
  * Run with `pnpm --filter @prior-auth/worker bench` (dependencies built) or `pnpm bench` at the root.
  * BENCH_CASES (default 200) and WORKER_CONCURRENCY (default 4) tune it.
  */
 import { execFileSync } from 'node:child_process';
-import { ChromiumBrowser, resolveBrowserExecutable } from '@prior-auth/payer-portal';
-import { setupTestDatabase, teardownTestDatabase } from '@prior-auth/persistence-postgres';
+import {
+  ChromiumBrowser,
+  ReplayRecorder,
+  ScreencastLiveSessions,
+  resolveBrowserExecutable,
+} from '@prior-auth/payer-portal';
+import {
+  PostgresLiveSessionFrames,
+  PostgresLiveSessionInputs,
+  PostgresReplaySegments,
+  TypeOrmRuntimeSessionLedger,
+  setupTestDatabase,
+  teardownTestDatabase,
+} from '@prior-auth/persistence-postgres';
+import { RandomIdGenerator } from '@prior-auth/platform';
+import { createSandboxPayerPortal } from '../src/composition';
 import { Harness } from '../test/support/harness';
-import { PayerWebsite } from '../test/support/payer-website';
+import { PayerWebsite, PDF_DOCUMENT } from '../test/support/payer-website';
 
 const CASES = Number(process.env.BENCH_CASES ?? 200);
 const CONCURRENCY = Number(process.env.WORKER_CONCURRENCY ?? 4);
 const CONFIRM_PARALLELISM = 8;
+const LIVE_SESSIONS = process.env.BENCH_LIVE_SESSIONS !== '0';
 const MB = 1024 * 1024;
 
 interface Round {
@@ -32,6 +50,9 @@ interface Round {
   /** Resident memory of the workers' browsers (all their processes) per worker, before and after the round. */
   browserRssBeforeMb: number;
   browserRssAfterMb: number;
+  /** Replay segments the runs wrote, and what the live sessions reported as failed (both 0 when off). */
+  replaySegments: number;
+  liveSessionErrors: number;
 }
 
 /**
@@ -68,6 +89,11 @@ async function round(workerCount: number, website: PayerWebsite): Promise<Round>
   const h = await Harness.open();
   // One browser per worker, as one per worker process (decision 0017).
   const browsers: ChromiumBrowser[] = [];
+  const liveSessions: ScreencastLiveSessions[] = [];
+  let liveSessionErrors = 0;
+  const onError = () => {
+    liveSessionErrors += 1;
+  };
   try {
     const cases = [];
     for (let i = 0; i < CASES; i += 1) cases.push(await h.readyCase('SBX-APPROVED'));
@@ -81,8 +107,31 @@ async function round(workerCount: number, website: PayerWebsite): Promise<Round>
       const browser = new ChromiumBrowser({ executablePath: process.env.WORKER_TEST_BROWSER });
       browsers.push(browser);
       await browser.ensureStarted();
+      // As the worker process wires it (apps/worker/src/main.ts): every run live and recorded.
+      const clock = { now: () => new Date() };
+      const live = LIVE_SESSIONS
+        ? new ScreencastLiveSessions({
+            ledger: new TypeOrmRuntimeSessionLedger(h.dataSource),
+            frames: new PostgresLiveSessionFrames(h.dataSource),
+            inputs: new PostgresLiveSessionInputs(h.dataSource),
+            clock,
+            ids: new RandomIdGenerator(),
+            replays: new ReplayRecorder({
+              segments: new PostgresReplaySegments(h.dataSource, h.blobs),
+              clock,
+              onError,
+            }),
+            onError,
+          })
+        : undefined;
+      if (live) liveSessions.push(live);
       await h.startWorker({
-        portal: website.portal(browser),
+        portal: createSandboxPayerPortal({
+          browser,
+          siteUrl: website.url,
+          readAttachment: async () => PDF_DOCUMENT,
+          liveSessions: live,
+        }),
         concurrency: CONCURRENCY,
         pollIntervalMs: 500,
         pipelineSettings: { sandbox: { decisionPollIntervalMs: 0 } },
@@ -123,9 +172,17 @@ async function round(workerCount: number, website: PayerWebsite): Promise<Round>
       rssAfterMb: process.memoryUsage().rss / MB,
       browserRssBeforeMb: browserRssBefore,
       browserRssAfterMb: browsersRssMb() / workerCount,
+      replaySegments: (
+        (await h.dataSource.query(
+          'SELECT count(*)::int AS count FROM replay_segments WHERE organization_id = $1',
+          [h.organizationId],
+        )) as Array<{ count: number }>
+      )[0]!.count,
+      liveSessionErrors,
     };
   } finally {
     await h.close();
+    await Promise.all(liveSessions.map((live) => live.close()));
     await Promise.all(browsers.map((browser) => browser.close()));
   }
 }
@@ -142,16 +199,16 @@ async function main(): Promise<void> {
     const rounds: Round[] = [];
     for (const workers of [1, 2]) rounds.push(await round(workers, website));
     console.log(
-      `\nWorker throughput: ${CASES} sandbox cases, confirm → completed, concurrency ${CONCURRENCY} per worker, through the browser and the simulated payer website\n`,
+      `\nWorker throughput: ${CASES} sandbox cases, confirm → completed, concurrency ${CONCURRENCY} per worker, through the browser and the simulated payer website, live sessions ${LIVE_SESSIONS ? 'on' : 'off'}\n`,
     );
     console.log(
-      '| workers | seconds | cases/s | jobs/s | p50 latency ms | p95 latency ms | worker RSS before → after MB | browser RSS per worker before → after MB |',
+      '| workers | seconds | cases/s | jobs/s | p50 latency ms | p95 latency ms | worker RSS before → after MB | browser RSS per worker before → after MB | replay segments / live-session errors |',
     );
-    console.log('|--:|--:|--:|--:|--:|--:|--:|--:|');
+    console.log('|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
     for (const r of rounds) {
       const perBrowser = `${r.browserRssBeforeMb.toFixed(0)} → ${r.browserRssAfterMb.toFixed(0)}`;
       console.log(
-        `| ${r.workers} | ${r.seconds.toFixed(2)} | ${r.casesPerSecond.toFixed(2)} | ${r.jobsPerSecond.toFixed(1)} | ${r.p50Ms.toFixed(0)} | ${r.p95Ms.toFixed(0)} | ${r.rssBeforeMb.toFixed(0)} → ${r.rssAfterMb.toFixed(0)} | ${perBrowser} |`,
+        `| ${r.workers} | ${r.seconds.toFixed(2)} | ${r.casesPerSecond.toFixed(2)} | ${r.jobsPerSecond.toFixed(1)} | ${r.p50Ms.toFixed(0)} | ${r.p95Ms.toFixed(0)} | ${r.rssBeforeMb.toFixed(0)} → ${r.rssAfterMb.toFixed(0)} | ${perBrowser} | ${r.replaySegments} / ${r.liveSessionErrors} |`,
       );
     }
   } finally {
