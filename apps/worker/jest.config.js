@@ -4,8 +4,6 @@ module.exports = require('../../jest.preset.js')(__dirname, {
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   maxWorkers: 1,
-  // Within a file, `it.concurrent` cases overlap up to the test worker's four job slots.
-  maxConcurrency: 4,
   // Recovering a killed worker's job waits for its heartbeat to lapse (decision 0016); every portal run goes
   // through a real browser (decision 0022).
   testTimeout: 120_000,

@@ -7,9 +7,7 @@ import { SpyPayerPortal } from './support/portals';
 /*
  * Every sandbox scenario of decision 0026, under both final-submission policies, driven through the domain's
  * customer-side use cases and run by an in-process worker on PostgreSQL, its sandbox portal a real browser on
- * the simulated payer website (decision 0022). Each case is its own (its own authorization, its own calls on
- * the spy), so the cases run at once, up to the worker's job slots: a case's time is mostly browser and
- * pipeline waits, which overlap.
+ * the simulated payer website (decision 0022).
  */
 
 let h: Harness;
@@ -90,7 +88,7 @@ async function expectConfirmationEvidence(done: Authorization): Promise<void> {
 const countOf = (types: string[], type: string) => types.filter((t) => t === type).length;
 
 describe.each(POLICIES)('policy %s', (policy) => {
-  it.concurrent.each([
+  it.each([
     ['approved', 'SBX-APPROVED', 'approved'],
     ['denied', 'SBX-DENIED', 'denied'],
     ['modified', 'SBX-MODIFIED', 'modified'],
@@ -131,7 +129,7 @@ describe.each(POLICIES)('policy %s', (policy) => {
     }
   });
 
-  it.concurrent('failed: the payer rejects the submission and the case completes as failed', async () => {
+  it('failed: the payer rejects the submission and the case completes as failed', async () => {
     const ready = await h.readyCase('SBX-FAILED', policy);
     await confirmThroughSubmission(ready.id, policy);
 
@@ -149,166 +147,141 @@ describe.each(POLICIES)('policy %s', (policy) => {
     }
   });
 
-  it.concurrent(
-    'pending: the receipt is recorded and the case stays waiting_on_payer, polled again and again',
-    async () => {
-      const ready = await h.readyCase('SBX-PENDING', policy);
-      await confirmThroughSubmission(ready.id, policy);
+  it('pending: the receipt is recorded and the case stays waiting_on_payer, polled again and again', async () => {
+    const ready = await h.readyCase('SBX-PENDING', policy);
+    await confirmThroughSubmission(ready.id, policy);
 
-      const waiting = await h.waitForStatus(ready.id, 'waiting_on_payer');
-      expect(waiting.submission.payerReceipt?.referenceNumber).toMatch(PAYER_REFERENCE);
-      expect(waiting.decisionDueAt).not.toBeNull();
-      await h.waitFor(
-        ready.id,
-        () => spy.callsTo('pollDecision', ready.id).length >= 3,
-        'polled three times',
-      );
-      const still = await h.get(ready.id);
-      expect(still.status).toBe('waiting_on_payer');
-      expect(still.submission.decision).toBeNull();
-      expect(spy.submissions(ready.id)).toHaveLength(1);
-    },
-  );
+    const waiting = await h.waitForStatus(ready.id, 'waiting_on_payer');
+    expect(waiting.submission.payerReceipt?.referenceNumber).toMatch(PAYER_REFERENCE);
+    expect(waiting.decisionDueAt).not.toBeNull();
+    await h.waitFor(ready.id, () => spy.callsTo('pollDecision', ready.id).length >= 3, 'polled three times');
+    const still = await h.get(ready.id);
+    expect(still.status).toBe('waiting_on_payer');
+    expect(still.submission.decision).toBeNull();
+    expect(spy.submissions(ready.id)).toHaveLength(1);
+  });
 
-  it.concurrent(
-    'more_info: the payer asks for a document after receipt; once attached, a new round is approved',
-    async () => {
-      const ready = await h.readyCase('SBX-MORE-INFO', policy);
-      await confirmThroughSubmission(ready.id, policy);
+  it('more_info: the payer asks for a document after receipt; once attached, a new round is approved', async () => {
+    const ready = await h.readyCase('SBX-MORE-INFO', policy);
+    await confirmThroughSubmission(ready.id, policy);
 
-      const asked = await h.waitForStatus(ready.id, 'requires_input');
-      expect(asked.nextAction?.type).toBe('provide_requirements');
-      expect(asked.requirements.documents).toEqual([
-        { type: SANDBOX_REQUESTED_DOCUMENT_TYPE, message: expect.any(String) },
-      ]);
-      const firstReceipt = asked.submission.payerReceipt;
-      expect(firstReceipt).not.toBeNull();
-      expect(asked.finalBoundaryCrossedAt).toBeNull();
+    const asked = await h.waitForStatus(ready.id, 'requires_input');
+    expect(asked.nextAction?.type).toBe('provide_requirements');
+    expect(asked.requirements.documents).toEqual([
+      { type: SANDBOX_REQUESTED_DOCUMENT_TYPE, message: expect.any(String) },
+    ]);
+    const firstReceipt = asked.submission.payerReceipt;
+    expect(firstReceipt).not.toBeNull();
+    expect(asked.finalBoundaryCrossedAt).toBeNull();
 
-      const provided = await h.attach(ready.id, [SANDBOX_REQUESTED_DOCUMENT_TYPE]);
-      expect(provided.status).toBe('requires_confirmation');
-      await confirmThroughSubmission(ready.id, policy);
+    const provided = await h.attach(ready.id, [SANDBOX_REQUESTED_DOCUMENT_TYPE]);
+    expect(provided.status).toBe('requires_confirmation');
+    await confirmThroughSubmission(ready.id, policy);
 
-      const done = await h.waitForStatus(ready.id, 'completed');
-      expect(done.outcome).toBe('approved');
-      const submissions = spy.submissions(ready.id);
-      expect(submissions).toHaveLength(2);
-      expect(submissions[0]!.idempotencyKey).not.toBe(submissions[1]!.idempotencyKey);
-      expect(await submissionsAtPayer(submissions[1]!.idempotencyKey!)).toBe(1);
-      expect(done.submission.payerReceipt?.referenceNumber).not.toBe(firstReceipt!.referenceNumber);
-    },
-  );
+    const done = await h.waitForStatus(ready.id, 'completed');
+    expect(done.outcome).toBe('approved');
+    const submissions = spy.submissions(ready.id);
+    expect(submissions).toHaveLength(2);
+    expect(submissions[0]!.idempotencyKey).not.toBe(submissions[1]!.idempotencyKey);
+    expect(await submissionsAtPayer(submissions[1]!.idempotencyKey!)).toBe(1);
+    expect(done.submission.payerReceipt?.referenceNumber).not.toBe(firstReceipt!.referenceNumber);
+  });
 
-  it.concurrent(
-    'portal_question: processing reveals a question; once answered the case proceeds to approval',
-    async () => {
-      const ready = await h.readyCase('SBX-PORTAL-QUESTION', policy);
-      await h.confirm(ready.id);
+  it('portal_question: processing reveals a question; once answered the case proceeds to approval', async () => {
+    const ready = await h.readyCase('SBX-PORTAL-QUESTION', policy);
+    await h.confirm(ready.id);
 
-      const asked = await h.waitForStatus(ready.id, 'requires_input');
-      expect(asked.nextAction?.type).toBe('provide_requirements');
-      expect(asked.requirements.questions.map((q) => q.linkId)).toEqual([SANDBOX_PORTAL_QUESTION_LINK_ID]);
-      expect(asked.questionnaire.groups.find((g) => g.id === 'portal')?.items.map((i) => i.linkId)).toEqual([
-        SANDBOX_PORTAL_QUESTION_LINK_ID,
-      ]);
-      expect(asked.finalBoundaryCrossedAt).toBeNull();
-      expect(spy.callsTo('submit', ready.id)).toEqual([]);
+    const asked = await h.waitForStatus(ready.id, 'requires_input');
+    expect(asked.nextAction?.type).toBe('provide_requirements');
+    expect(asked.requirements.questions.map((q) => q.linkId)).toEqual([SANDBOX_PORTAL_QUESTION_LINK_ID]);
+    expect(asked.questionnaire.groups.find((g) => g.id === 'portal')?.items.map((i) => i.linkId)).toEqual([
+      SANDBOX_PORTAL_QUESTION_LINK_ID,
+    ]);
+    expect(asked.finalBoundaryCrossedAt).toBeNull();
+    expect(spy.callsTo('submit', ready.id)).toEqual([]);
 
-      const answered = await h.patch(ready.id, [
-        { linkId: SANDBOX_PORTAL_QUESTION_LINK_ID, answer: [{ valueDate: '2026-04-01' }] },
-      ]);
-      expect(answered.status).toBe('requires_confirmation');
-      await confirmThroughSubmission(ready.id, policy);
+    const answered = await h.patch(ready.id, [
+      { linkId: SANDBOX_PORTAL_QUESTION_LINK_ID, answer: [{ valueDate: '2026-04-01' }] },
+    ]);
+    expect(answered.status).toBe('requires_confirmation');
+    await confirmThroughSubmission(ready.id, policy);
 
-      const done = await h.waitForStatus(ready.id, 'completed');
-      expect(done.outcome).toBe('approved');
-      expect(spy.callsTo('discover', ready.id)).toHaveLength(2);
-      expect(spy.submissions(ready.id)).toHaveLength(1);
-    },
-  );
+    const done = await h.waitForStatus(ready.id, 'completed');
+    expect(done.outcome).toBe('approved');
+    expect(spy.callsTo('discover', ready.id)).toHaveLength(2);
+    expect(spy.submissions(ready.id)).toHaveLength(1);
+  });
 
-  it.concurrent(
-    'manual_handoff: the portal needs a human; the operator’s submission is found and decided',
-    async () => {
-      const ready = await h.readyCase('SBX-MANUAL-HANDOFF', policy);
-      await confirmThroughSubmission(ready.id, policy);
+  it('manual_handoff: the portal needs a human; the operator’s submission is found and decided', async () => {
+    const ready = await h.readyCase('SBX-MANUAL-HANDOFF', policy);
+    await confirmThroughSubmission(ready.id, policy);
 
-      const needsHuman = await h.waitForStatus(ready.id, 'requires_action');
-      expect(needsHuman.nextAction).toMatchObject({
-        type: 'complete_payer_interaction',
-        owner: 'operator',
-        resolution: { kind: 'manual_handoff', reason: 'portal_requires_human' },
-      });
-      expect(needsHuman.submission.payerReceipt).toBeNull();
-      // What stopped the automation is kept: the human check as the browser saw it.
-      const [humanCheck] = await h.evidence(ready.id);
-      expect(humanCheck).toMatchObject({ kind: 'step_screenshot', step: 'human_check' });
-      const screenshot = await downloadedBytes(humanCheck!.fileId);
-      expect(screenshot.bytes.subarray(0, PNG_MAGIC.length)).toEqual(PNG_MAGIC);
+    const needsHuman = await h.waitForStatus(ready.id, 'requires_action');
+    expect(needsHuman.nextAction).toMatchObject({
+      type: 'complete_payer_interaction',
+      owner: 'operator',
+      resolution: { kind: 'manual_handoff', reason: 'portal_requires_human' },
+    });
+    expect(needsHuman.submission.payerReceipt).toBeNull();
+    // What stopped the automation is kept: the human check as the browser saw it.
+    const [humanCheck] = await h.evidence(ready.id);
+    expect(humanCheck).toMatchObject({ kind: 'step_screenshot', step: 'human_check' });
+    const screenshot = await downloadedBytes(humanCheck!.fileId);
+    expect(screenshot.bytes.subarray(0, PNG_MAGIC.length)).toEqual(PNG_MAGIC);
 
-      // The operator answers the website's human check and reports the reference its confirmation showed.
-      const reference = await website.submitAsOperator(spy.cases.get(ready.id)!, `${ready.id}:operator`);
-      await h.completeManualHandoff(ready.id, reference);
-      const done = await h.waitForStatus(ready.id, 'completed');
-      expect(done.outcome).toBe('approved');
-      expect(done.submission.payerReceipt).toMatchObject({ referenceNumber: reference });
-      // The receipt found at the payer links that request's page as the payer showed it (decision 0020).
-      await expectConfirmationEvidence(done);
-      expect(spy.callsTo('submit', ready.id)).toHaveLength(1);
-      expect(spy.lookups(ready.id).map((c) => c.referenceNumber)).toEqual([reference]);
-    },
-  );
+    // The operator answers the website's human check and reports the reference its confirmation showed.
+    const reference = await website.submitAsOperator(spy.cases.get(ready.id)!, `${ready.id}:operator`);
+    await h.completeManualHandoff(ready.id, reference);
+    const done = await h.waitForStatus(ready.id, 'completed');
+    expect(done.outcome).toBe('approved');
+    expect(done.submission.payerReceipt).toMatchObject({ referenceNumber: reference });
+    // The receipt found at the payer links that request's page as the payer showed it (decision 0020).
+    await expectConfirmationEvidence(done);
+    expect(spy.callsTo('submit', ready.id)).toHaveLength(1);
+    expect(spy.lookups(ready.id).map((c) => c.referenceNumber)).toEqual([reference]);
+  });
 
-  it.concurrent(
-    'manual_handoff: a submission the payer does not show sends the case back to a human',
-    async () => {
-      const ready = await h.readyCase('SBX-MANUAL-HANDOFF', policy);
-      await confirmThroughSubmission(ready.id, policy);
-      await h.waitForStatus(ready.id, 'requires_action');
+  it('manual_handoff: a submission the payer does not show sends the case back to a human', async () => {
+    const ready = await h.readyCase('SBX-MANUAL-HANDOFF', policy);
+    await confirmThroughSubmission(ready.id, policy);
+    await h.waitForStatus(ready.id, 'requires_action');
 
-      await h.completeManualHandoff(ready.id, null);
-      const back = await h.waitFor(
-        ready.id,
-        (a) =>
-          a.status === 'requires_action' &&
-          a.nextAction?.resolution?.reason === 'manual_submission_not_found',
-        'back in requires_action',
-      );
-      expect(back.submission.payerReceipt).toBeNull();
-      // Decision 0007: three checks at the payer, then back to a human.
-      expect(spy.lookups(ready.id)).toHaveLength(3);
-      expect(spy.callsTo('submit', ready.id)).toHaveLength(1);
-    },
-  );
+    await h.completeManualHandoff(ready.id, null);
+    const back = await h.waitFor(
+      ready.id,
+      (a) =>
+        a.status === 'requires_action' && a.nextAction?.resolution?.reason === 'manual_submission_not_found',
+      'back in requires_action',
+    );
+    expect(back.submission.payerReceipt).toBeNull();
+    // Decision 0007: three checks at the payer, then back to a human.
+    expect(spy.lookups(ready.id)).toHaveLength(3);
+    expect(spy.callsTo('submit', ready.id)).toHaveLength(1);
+  });
 });
 
 describe('final review', () => {
-  it.concurrent(
-    'review_stale: answers changed after the snapshot refuse the old approval; a new review is approved',
-    async () => {
-      const ready = await h.readyCase('SBX-APPROVED', 'requires_confirmation');
-      await h.confirm(ready.id);
-      const review = await h.waitForAction(ready.id, 'approve_submission');
+  it('review_stale: answers changed after the snapshot refuse the old approval; a new review is approved', async () => {
+    const ready = await h.readyCase('SBX-APPROVED', 'requires_confirmation');
+    await h.confirm(ready.id);
+    const review = await h.waitForAction(ready.id, 'approve_submission');
 
-      await h.patch(ready.id, [{ linkId: 'patient.firstName', answer: [{ valueString: 'Augusta' }] }]);
-      await expect(h.confirm(ready.id, review.nextAction!.id)).rejects.toMatchObject({
-        code: 'review_stale',
-      });
-      const edited = await h.get(ready.id);
-      expect(edited.status).toBe('requires_confirmation');
-      expect(edited.nextAction?.type).toBe('advance_case');
-      expect(edited.submission.reviewSnapshot?.status).toBe('stale');
-      expect(spy.callsTo('submit', ready.id)).toEqual([]);
+    await h.patch(ready.id, [{ linkId: 'patient.firstName', answer: [{ valueString: 'Augusta' }] }]);
+    await expect(h.confirm(ready.id, review.nextAction!.id)).rejects.toMatchObject({ code: 'review_stale' });
+    const edited = await h.get(ready.id);
+    expect(edited.status).toBe('requires_confirmation');
+    expect(edited.nextAction?.type).toBe('advance_case');
+    expect(edited.submission.reviewSnapshot?.status).toBe('stale');
+    expect(spy.callsTo('submit', ready.id)).toEqual([]);
 
-      await confirmThroughSubmission(ready.id, 'requires_confirmation');
-      const done = await h.waitForStatus(ready.id, 'completed');
-      expect(done.outcome).toBe('approved');
-      expect(done.submission.reviewSnapshot?.status).toBe('approved');
-      expect(done.submission.reviewSnapshot?.questionnaireResponse.item).toContainEqual({
-        linkId: 'patient.firstName',
-        answer: [{ valueString: 'Augusta' }],
-      });
-      expect(spy.submissions(ready.id)).toHaveLength(1);
-    },
-  );
+    await confirmThroughSubmission(ready.id, 'requires_confirmation');
+    const done = await h.waitForStatus(ready.id, 'completed');
+    expect(done.outcome).toBe('approved');
+    expect(done.submission.reviewSnapshot?.status).toBe('approved');
+    expect(done.submission.reviewSnapshot?.questionnaireResponse.item).toContainEqual({
+      linkId: 'patient.firstName',
+      answer: [{ valueString: 'Augusta' }],
+    });
+    expect(spy.submissions(ready.id)).toHaveLength(1);
+  });
 });
