@@ -20,7 +20,7 @@ beforeAll(async () => {
   const ready = stack.workers[0]!.records.find((record) => record.msg === 'worker ready');
   expect(ready?.httpPort).toEqual(expect.any(Number));
   workerUrl = `http://127.0.0.1:${String(ready!.httpPort)}`;
-}, 60_000);
+}, 90_000);
 
 afterAll(() => stack.stop(), 30_000);
 

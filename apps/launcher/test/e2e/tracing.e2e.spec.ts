@@ -58,7 +58,7 @@ beforeAll(async () => {
     OTEL_BSP_SCHEDULE_DELAY: '100',
   };
   await stack.start({ workers: 1, apiEnv: otel, workerEnv: otel });
-}, 60_000);
+}, 90_000);
 
 afterAll(async () => {
   await stack.stop();

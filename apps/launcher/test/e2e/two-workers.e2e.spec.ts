@@ -15,7 +15,7 @@ let api: ApiClient;
 beforeAll(async () => {
   await stack.start({ workers: 2, workerEnv: { WORKER_CONCURRENCY: '2' } });
   api = new ApiClient(stack.baseUrl, tenant.sandboxApiKey);
-}, 60_000);
+}, 90_000);
 
 afterAll(() => stack.stop(), 30_000);
 

@@ -16,7 +16,7 @@ import { TEST_TENANT_ENV } from './test-tenant';
  * sources too, so a test never runs a stale build.
  */
 
-const START_TIMEOUT_MS = 90_000;
+const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 10_000;
 
 /** One JSON log line of an app. */
