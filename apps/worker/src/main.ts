@@ -115,7 +115,7 @@ async function main(): Promise<void> {
     cipher === null ? undefined : new PostgresCustomerPortalSessions(database.dataSource, cipher);
   // A customer_login review links to the case's live-session read on the API (decision 0046).
   const liveViewUrl = (authorizationId: string) => liveSessionReadUrl(publicBaseUrl(config), authorizationId);
-  const metrics = createWorkerMetrics(database.dataSource);
+  const metrics = createWorkerMetrics(database.dataSource, () => liveSessions.counts());
   const sandbox: PayerPortal = meteredPayerPortal(
     createSandboxPayerPortal({
       browser,

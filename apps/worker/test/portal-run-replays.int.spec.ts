@@ -229,7 +229,13 @@ it("stops recording where the payer's human check hands the page to an operator:
     [ready.id],
   )) as Array<{ id: string }>;
   expect(held!.id).toBe(gap.run);
-  // The operator's hold ends (the handoff closed): nothing of the held page was added to the run's replay.
+  // Held and unwatched, the page has no use for a screencast: its replay stopped at the hold (decision 0033).
+  await until(
+    async () => liveSessions.counts(),
+    (counts) => counts.pages === 1 && counts.screencasts === 0,
+    'the held page to stop being screencast',
+  );
+  // Someone watches: the screencast starts again and sends the page's picture at once.
   const live = new PostgresLiveSessionFrames(h.dataSource);
   await live.markWatched(gap.run, new Date(Date.now() + 30_000));
   await until(
@@ -237,6 +243,12 @@ it("stops recording where the payer's human check hands the page to an operator:
     (f) => f !== null,
     'a live frame of the held page',
   );
+  await until(
+    async () => liveSessions.counts(),
+    (counts) => counts.pages === 1 && counts.screencasts === 1,
+    'the watched page to be screencast',
+  );
+  // The operator's hold ends (the handoff closed): nothing of the held page was added to the run's replay.
   await new TypeOrmRuntimeSessionLedger(h.dataSource).end(gap.run, new Date());
   await until(
     () => live.latest(gap.run),

@@ -91,6 +91,14 @@ export const LIVE_INPUT_KEYS = [
   'End',
 ] as const;
 
+/** What a process's live sessions cost it now: pages shown, and how many of them Chromium is screencasting. */
+export interface LivePageCounts {
+  /** Pages of this process's runs that are live sessions, running or held for a person. */
+  pages: number;
+  /** Of those, the pages whose screencast runs: watched, or recording their run's replay. */
+  screencasts: number;
+}
+
 /**
  * Live sessions of portal runs (docs/decisions/0033-live-browser-sessions.md): each run's page becomes a
  * runtime session (a ledger row, provider `browser`) owned by this process. While a viewer wants it, Chromium's
@@ -105,8 +113,15 @@ export class ScreencastLiveSessions implements LiveRunSessions {
   /** The sessions this process owns and has not ended: it beats for them while it lives. */
   private readonly owned = new Set<string>();
   private heartbeat: NodeJS.Timeout | undefined;
+  /** The sessions whose page Chromium is screencasting now. */
+  private readonly casting = new Set<string>();
 
   constructor(private readonly options: ScreencastLiveSessionsOptions) {}
+
+  /** How many pages this process shows, and screencasts (the worker's metrics). */
+  counts(): LivePageCounts {
+    return { pages: this.owned.size, screencasts: this.casting.size };
+  }
 
   /** Stops listening for input and beating (the process is shutting down). */
   async close(): Promise<void> {
@@ -201,9 +216,35 @@ export class ScreencastLiveSessions implements LiveRunSessions {
 
     let watched = false;
     let checking = false;
-    // Chromium's screencast runs from the start (it only encodes when the page paints); the newest picture is
-    // kept here and published only while a viewer wants frames (watched_until, renewed by each viewer).
+    // The newest picture is kept here and published only while a viewer wants frames (watched_until, renewed by
+    // each viewer).
     let newest: { bytes: Buffer; page: string } | null = null;
+    // Chromium's screencast runs only while its frames have a use: a viewer wants them, or the run's replay is
+    // recording (a hold stops the replay for good, decision 0045). Each paint it captures is scaled and encoded,
+    // and a page held for a person may stay open for hours, its caret alone repainting twice a second
+    // (docs/performance.md). Starting it sends the page's current picture at once, so a viewer is not left
+    // without one.
+    let recording = replay !== null;
+    let changingCast: Promise<void> = Promise.resolve();
+    const cast = (): Promise<void> => {
+      changingCast = changingCast
+        .then(async () => {
+          const on = this.casting.has(sessionId);
+          const wanted = !ended && (watched || recording);
+          if (cdp === null || wanted === on) return;
+          if (wanted) {
+            await cdp.send('Page.startScreencast', SCREENCAST);
+            this.casting.add(sessionId);
+          } else {
+            this.casting.delete(sessionId);
+            await cdp.send('Page.stopScreencast');
+          }
+        })
+        .catch((error: unknown) => {
+          if (!ended) this.options.onError?.(error);
+        });
+      return changingCast;
+    };
     const check = async () => {
       if (checking || ended) return;
       checking = true;
@@ -215,6 +256,7 @@ export class ScreencastLiveSessions implements LiveRunSessions {
           offer(newest);
         }
         watched = now;
+        await cast();
       } catch (error) {
         if (!ended) this.options.onError?.(error);
       } finally {
@@ -313,7 +355,7 @@ export class ScreencastLiveSessions implements LiveRunSessions {
         replay?.frame(newest);
         if (watched) offer(newest);
       });
-      await session.send('Page.startScreencast', SCREENCAST);
+      await cast();
       poll = setInterval(() => {
         void check();
         // Input announced while the LISTEN connection was being replaced is taken here.
@@ -331,6 +373,8 @@ export class ScreencastLiveSessions implements LiveRunSessions {
       hold: async (reason: ReplayGapReason = 'manual_handoff') => {
         // Before anything else: a person may act on the page as soon as it is held (decision 0045).
         replay?.gap(reason);
+        recording = false;
+        void cast();
         if (inputs === undefined || ended) return false;
         const until = new Date(clock.now().getTime() + (this.options.holdMs ?? MANUAL_HANDOFF_TTL_MS));
         try {
@@ -365,6 +409,8 @@ export class ScreencastLiveSessions implements LiveRunSessions {
         clearTimeout(timer);
         flush();
         ended = true;
+        await changingCast;
+        this.casting.delete(sessionId);
         await cdp?.send('Page.stopScreencast').catch(() => undefined);
         await cdp?.detach().catch(() => undefined);
         await publishing;

@@ -115,9 +115,15 @@ it('after a sandbox case reaches its decision, both /metrics report it', async (
     'prior_auth_decisions_overdue',
     'prior_auth_manual_handoffs_open',
     'prior_auth_webhook_deliveries',
+    'prior_auth_live_session_pages',
+    'prior_auth_live_session_screencasts',
   ]) {
     expect(worker.text).toContain(`# TYPE ${name} gauge`);
     for (const [labels, value] of worker(name))
       expect({ name, labels, value: value >= 0 }).toEqual({ name, labels, value: true });
   }
+  // A page is screencast only while it is a live session (decision 0033).
+  expect(worker('prior_auth_live_session_screencasts').get('')).toBeLessThanOrEqual(
+    worker('prior_auth_live_session_pages').get('')!,
+  );
 });

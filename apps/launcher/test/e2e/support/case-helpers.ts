@@ -136,11 +136,16 @@ export class CaseJourney {
     return this.observe(response, 'read');
   }
 
-  /** Reads the case until `predicate` holds (portal runs go through a browser); fails early when an app died. */
+  /**
+   * Reads the case until `predicate` holds (portal runs go through a browser); fails early when an app died. The
+   * default allows four minutes: on a loaded two-core machine a file's concurrent cases share one worker's
+   * browser, and a case that merely waits its turn must not read as stuck (a stuck one still fails, with the
+   * worker's lines about it).
+   */
   async waitFor(
     predicate: (a: Authorization) => boolean,
     description: string,
-    timeoutMs = 120_000,
+    timeoutMs = 240_000,
   ): Promise<Authorization> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -149,7 +154,7 @@ export class CaseJourney {
       if (predicate(seen)) return seen;
       if (Date.now() > deadline) {
         throw new Error(
-          `${this.id} never became ${description}: last status ${seen.status}, next action ${seen.nextAction?.type ?? 'none'}`,
+          `${this.id} never became ${description}: last status ${seen.status}, next action ${seen.nextAction?.type ?? 'none'}\n${this.stack.workerLinesAbout(this.id)}`,
         );
       }
       await sleep(100);

@@ -178,6 +178,14 @@ export class StackHarness {
     return this.workers.flatMap((w) => w.records.map((record) => ({ ...record, worker: w.name })));
   }
 
+  /** The workers' last log lines that name `text` (a case id, say), to explain a case that did not move. */
+  workerLinesAbout(text: string, lines = 40): string {
+    const about = this.workers.flatMap((w) =>
+      w.output.filter((line) => line.includes(text)).map((line) => `${w.name}: ${line}`),
+    );
+    return `--- worker lines naming ${text} (last ${lines} of ${about.length}) ---\n${about.slice(-lines).join('\n')}`;
+  }
+
   /** Waits until the workers together have logged at least `count` records matching `predicate`. */
   async waitForWorkerRecords(
     predicate: (record: LogRecord) => boolean,
