@@ -15,20 +15,16 @@
 import { execFileSync } from 'node:child_process';
 import {
   ChromiumBrowser,
-  ReplayRecorder,
-  ScreencastLiveSessions,
   resolveBrowserExecutable,
+  type ScreencastLiveSessions,
 } from '@prior-auth/payer-portal';
 import {
-  PostgresLiveSessionFrames,
-  PostgresLiveSessionInputs,
   PostgresReplaySegments,
-  TypeOrmRuntimeSessionLedger,
   setupTestDatabase,
   teardownTestDatabase,
 } from '@prior-auth/persistence-postgres';
 import { RandomIdGenerator } from '@prior-auth/platform';
-import { createSandboxPayerPortal } from '../src/composition';
+import { createPortalLiveSessions, createSandboxPayerPortal } from '../src/composition';
 import { Harness } from '../test/support/harness';
 import { PayerWebsite, PDF_DOCUMENT } from '../test/support/payer-website';
 
@@ -107,20 +103,14 @@ async function round(workerCount: number, website: PayerWebsite): Promise<Round>
       const browser = new ChromiumBrowser({ executablePath: process.env.WORKER_TEST_BROWSER });
       browsers.push(browser);
       await browser.ensureStarted();
-      // As the worker process wires it (apps/worker/src/main.ts): every run live and recorded.
-      const clock = { now: () => new Date() };
+      // As the worker process wires it: every run live and recorded.
       const live = LIVE_SESSIONS
-        ? new ScreencastLiveSessions({
-            ledger: new TypeOrmRuntimeSessionLedger(h.dataSource),
-            frames: new PostgresLiveSessionFrames(h.dataSource),
-            inputs: new PostgresLiveSessionInputs(h.dataSource),
-            clock,
+        ? createPortalLiveSessions({
+            dataSource: h.dataSource,
+            replaySegments: new PostgresReplaySegments(h.dataSource, h.blobs),
+            clock: { now: () => new Date() },
             ids: new RandomIdGenerator(),
-            replays: new ReplayRecorder({
-              segments: new PostgresReplaySegments(h.dataSource, h.blobs),
-              clock,
-              onError,
-            }),
+            onReplayError: onError,
             onError,
           })
         : undefined;

@@ -8,6 +8,7 @@ import {
   type Environment,
   type GrantIssuer,
   type HostResolver,
+  type IdGenerator,
   type PayerPortal,
   type PipelineSettings,
   type ReplaySegments,
@@ -15,14 +16,22 @@ import {
 } from '@prior-auth/domain';
 import {
   PlaywrightPayerPortal,
+  ReplayRecorder,
   SANDBOX_PAYER_DEMO_ACCOUNT,
   SANDBOX_RECEIPT_CHANNEL,
   SANDBOX_REVIEW_WARNING,
   SandboxPayerSitePage,
+  ScreencastLiveSessions,
   type ChromiumBrowser,
   type LiveRunSessions,
   type PlaywrightPayerPortalOptions,
+  type ScreencastLiveSessionsOptions,
 } from '@prior-auth/payer-portal';
+import {
+  PostgresLiveSessionFrames,
+  PostgresLiveSessionInputs,
+  TypeOrmRuntimeSessionLedger,
+} from '@prior-auth/persistence-postgres';
 import { Container } from 'inversify';
 import { type PgBoss } from 'pg-boss';
 import { type DataSource } from 'typeorm';
@@ -82,6 +91,39 @@ export function createSandboxPayerPortal(options: SandboxPortalOptions): PayerPo
     ...(options.liveSessions === undefined ? {} : { liveSessions: options.liveSessions }),
     ...(options.customerSessions === undefined ? {} : { customerSessions: options.customerSessions }),
     ...(options.liveViewUrl === undefined ? {} : { liveViewUrl: options.liveViewUrl }),
+  });
+}
+
+export interface PortalLiveSessionsOptions {
+  dataSource: DataSource;
+  /** Where every run's replay is recorded (decision 0045); the worker purges the same store. */
+  replaySegments: ReplaySegments;
+  clock: Clock;
+  ids: IdGenerator;
+  /** Told when a replay segment could not be kept (the run goes on). */
+  onReplayError: (error: unknown) => void;
+  /** Told when a run could not be shown live, or a frame not published (the run goes on). */
+  onError: (error: unknown) => void;
+  /** Tests look for viewers more often and hold pages less long. */
+  timing?: Pick<ScreencastLiveSessionsOptions, 'watchCheckMs' | 'holdMs'>;
+}
+
+/**
+ * The worker's live sessions, as the worker process runs its portals: every portal run a live session any API
+ * process can show (decision 0033), a person's input on an interactive view reaching its page (0038), and every
+ * run recorded as its replay (0045), all on PostgreSQL.
+ */
+export function createPortalLiveSessions(options: PortalLiveSessionsOptions): ScreencastLiveSessions {
+  const { dataSource, clock } = options;
+  return new ScreencastLiveSessions({
+    ledger: new TypeOrmRuntimeSessionLedger(dataSource),
+    frames: new PostgresLiveSessionFrames(dataSource),
+    inputs: new PostgresLiveSessionInputs(dataSource),
+    clock,
+    ids: options.ids,
+    replays: new ReplayRecorder({ segments: options.replaySegments, clock, onError: options.onReplayError }),
+    onError: options.onError,
+    ...options.timing,
   });
 }
 

@@ -5,15 +5,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createBlobStore } from '@prior-auth/blob-storage';
 import { type BlobStore, type PayerPortal, type PortalCaseAttachment } from '@prior-auth/domain';
-import { ChromiumBrowser, ReplayRecorder, ScreencastLiveSessions } from '@prior-auth/payer-portal';
+import { ChromiumBrowser } from '@prior-auth/payer-portal';
 import {
   bootstrapDatabase,
   PostgresCustomerPortalSessions,
-  PostgresLiveSessionFrames,
-  PostgresLiveSessionInputs,
   PostgresReplaySegments,
   startJobBoss,
-  TypeOrmRuntimeSessionLedger,
 } from '@prior-auth/persistence-postgres';
 import {
   ConfigError,
@@ -28,7 +25,12 @@ import {
   RandomIdGenerator,
 } from '@prior-auth/platform';
 import { liveSessionReadUrl } from '@prior-auth/presentation';
-import { createSandboxPayerPortal, createWorker, sandboxPipelineSettings } from './composition';
+import {
+  createPortalLiveSessions,
+  createSandboxPayerPortal,
+  createWorker,
+  sandboxPipelineSettings,
+} from './composition';
 import { meteredPayerPortal } from './operations/metered-payer-portal';
 import { startWorkerHttpServer } from './operations/worker-http-server';
 import { createWorkerMetrics } from './operations/worker-metrics';
@@ -87,24 +89,17 @@ async function main(): Promise<void> {
   const readAttachment = attachmentReader(blobStorage.store);
   const clock = { now: () => new Date() };
   const ids = new RandomIdGenerator();
-  const runtimeSessionLedger = new TypeOrmRuntimeSessionLedger(database.dataSource);
   // Every portal run keeps a replay for 30 days, its frames in the blob store (decision 0045).
   const replaySegments = new PostgresReplaySegments(database.dataSource, blobStorage.store);
   // Every portal run is a live session any API process can show (decision 0033).
-  const liveSessions = new ScreencastLiveSessions({
-    ledger: runtimeSessionLedger,
-    frames: new PostgresLiveSessionFrames(database.dataSource),
-    // An operator's input on an interactive view of a run reaches its page (decision 0038).
-    inputs: new PostgresLiveSessionInputs(database.dataSource),
+  const liveSessions = createPortalLiveSessions({
+    dataSource: database.dataSource,
+    replaySegments,
     clock,
     ids,
-    replays: new ReplayRecorder({
-      segments: replaySegments,
-      clock,
-      onError: (error) => {
-        if (!closing) logger.warn({ err: error }, "a portal run's replay segment could not be kept");
-      },
-    }),
+    onReplayError: (error) => {
+      if (!closing) logger.warn({ err: error }, "a portal run's replay segment could not be kept");
+    },
     onError: (error) => {
       if (!closing) logger.warn({ err: error }, 'a portal run could not be shown live');
     },

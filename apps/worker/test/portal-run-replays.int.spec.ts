@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { WORKER_JOB_TYPES, type ReplayEntry, type ReplayFrame, type ReplayGap } from '@prior-auth/domain';
-import { ReplayRecorder, ScreencastLiveSessions } from '@prior-auth/payer-portal';
+import { type ScreencastLiveSessions } from '@prior-auth/payer-portal';
 import {
   PostgresLiveSessionFrames,
   PostgresLiveSessionInputs,
@@ -13,7 +13,7 @@ import {
   TypeOrmRuntimeSessionLedger,
 } from '@prior-auth/persistence-postgres';
 import { RandomIdGenerator } from '@prior-auth/platform';
-import { createSandboxPayerPortal } from '../src/composition';
+import { createPortalLiveSessions, createSandboxPayerPortal } from '../src/composition';
 import { Harness, type TestWorker } from './support/harness';
 import { PayerWebsite, PDF_DOCUMENT } from './support/payer-website';
 
@@ -37,16 +37,14 @@ beforeAll(async () => {
   [h, website] = await Promise.all([Harness.open(), PayerWebsite.start()]);
   segments = new PostgresReplaySegments(h.dataSource, h.blobs);
   const clock = { now: () => new Date() };
-  liveSessions = new ScreencastLiveSessions({
-    ledger: new TypeOrmRuntimeSessionLedger(h.dataSource),
-    frames: new PostgresLiveSessionFrames(h.dataSource),
-    inputs: new PostgresLiveSessionInputs(h.dataSource),
+  liveSessions = createPortalLiveSessions({
+    dataSource: h.dataSource,
+    replaySegments: segments,
     clock,
     ids: new RandomIdGenerator(),
-    watchCheckMs: 100,
-    holdMs: 120_000,
-    replays: new ReplayRecorder({ segments, clock, onError: (error) => errors.push(error) }),
+    onReplayError: (error) => errors.push(error),
     onError: (error) => errors.push(error),
+    timing: { watchCheckMs: 100, holdMs: 120_000 },
   });
   const portal = createSandboxPayerPortal({
     browser: website.browser,
