@@ -103,8 +103,8 @@ export interface LivePageCounts {
  * Live sessions of portal runs (docs/decisions/0033-live-browser-sessions.md): each run's page becomes a
  * runtime session (a ledger row, provider `browser`) owned by this process. While a viewer wants it, Chromium's
  * screencast of the page (CDP `Page.startScreencast`) is published frame by frame through `LiveSessionFrames`,
- * throttled to the newest frame per interval; an unwatched run captures nothing. Ending the run ends the
- * session in the ledger and tells the viewers.
+ * throttled to the newest frame per interval; an unwatched run publishes nothing, and is screencast only while
+ * its replay records (decision 0052). Ending the run ends the session in the ledger and tells the viewers.
  */
 export class ScreencastLiveSessions implements LiveRunSessions {
   /** The sessions of this process that take input, by id: told when input for them arrives. */
