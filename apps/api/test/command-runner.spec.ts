@@ -26,21 +26,20 @@ function harness(
   complete?: () => Promise<void>,
 ) {
   const calls = {
+    claimedIn: [] as PostgresTransaction[],
     complete: [] as StoredResponse[],
     completedIn: [] as Array<PostgresTransaction | undefined>,
-    release: 0,
     transactions: 0,
   };
   const store = {
-    claim: async () => claim,
+    claim: async (tx: PostgresTransaction) => {
+      calls.claimedIn.push(tx);
+      return claim;
+    },
     complete: async (ref: { response: StoredResponse }, tx?: PostgresTransaction) => {
       calls.complete.push(ref.response);
       calls.completedIn.push(tx);
       await complete?.();
-    },
-    release: async () => {
-      calls.release += 1;
-      return true;
     },
   } as unknown as PostgresIdempotencyStore;
   const transactions = {
@@ -50,7 +49,7 @@ function harness(
     },
   } as unknown as TypeOrmTransactions;
   const logger = createLogger({ name: 'test', level: 'silent' });
-  const runner = new CommandRunner(store, transactions, logger);
+  const runner = new CommandRunner(store, transactions);
   const app: Express = express();
   app.use(requestIdMiddleware);
   app.use((req, _res, next) => {
@@ -84,11 +83,11 @@ function harness(
 }
 
 const commandTransaction = { manager: {}, metadata: {} } as unknown as PostgresTransaction;
-const claimed: ClaimResult = { kind: 'claimed', claimToken: 'token' };
+const claimed: ClaimResult = { kind: 'claimed' };
 const ok = async (): Promise<CommandResult> => ({ status: 201, headers: { ETag: '"1"' }, body: { id: 'a' } });
 
 describe('CommandRunner', () => {
-  it('stores the success response in the transaction it gave the handler and sends exactly those bytes', async () => {
+  it('claims the key and stores the success response in the transaction it gave the handler, and sends exactly those bytes', async () => {
     const handedOver: PostgresTransaction[] = [];
     const { app, calls } = harness(claimed, async (tx) => {
       handedOver.push(tx);
@@ -97,10 +96,11 @@ describe('CommandRunner', () => {
     const res = await request(app).post('/x').set('Idempotency-Key', 'k').send({}).expect(201);
     expect(calls.complete).toEqual([{ status: 201, headers: { ETag: '"1"' }, body: '{"id":"a"}' }]);
     expect(handedOver).toEqual([commandTransaction]);
+    expect(calls.claimedIn).toEqual([commandTransaction]);
     expect(calls.completedIn).toEqual([commandTransaction]);
+    expect(calls.transactions).toBe(1);
     expect(res.text).toBe('{"id":"a"}');
     expect(res.headers.etag).toBe('"1"');
-    expect(calls.release).toBe(0);
   });
 
   it('stores a domain error as its envelope', async () => {
@@ -116,24 +116,39 @@ describe('CommandRunner', () => {
     expect(res.body.error.code).toBe('review_stale');
   });
 
-  it('releases the claim on an unexpected error (500, retryable) and stores nothing', async () => {
+  it('stores nothing on an unexpected error (500, retryable): the claim ends with the transaction', async () => {
     const { app, calls } = harness(claimed, async () => {
       throw new Error('bug');
     });
     const res = await request(app).post('/x').set('Idempotency-Key', 'k').send({}).expect(500);
     expect(res.body.error).toMatchObject({ code: 'internal_error', retryable: true });
     expect(calls.complete).toEqual([]);
-    expect(calls.release).toBe(1);
+    expect(calls.transactions).toBe(1);
   });
 
-  it('answers idempotency_key_in_use when the claim was taken over before the response was stored', async () => {
+  it('answers idempotency_key_in_use when another request answered the key before the response was stored', async () => {
     const { app, calls } = harness(claimed, ok, async () => {
       throw new IdempotencyClaimLostError('k');
     });
     const res = await request(app).post('/x').set('Idempotency-Key', 'k').send({}).expect(409);
     expect(res.body.error).toMatchObject({ code: 'idempotency_key_in_use', retryable: true });
     expect(res.headers['retry-after']).toBe('1');
-    expect(calls.release).toBe(1);
+  });
+
+  it('answers idempotency_key_in_use while another request holds the key, and reused for another request', async () => {
+    let ran = false;
+    const handler = async () => {
+      ran = true;
+      return ok();
+    };
+    const answer = (claim: ClaimResult) =>
+      request(harness(claim, handler).app).post('/x').set('Idempotency-Key', 'k').send({}).expect(409);
+    const busy = await answer({ kind: 'in_flight' });
+    expect(busy.body.error).toMatchObject({ code: 'idempotency_key_in_use', retryable: true });
+    expect(busy.headers['retry-after']).toBe('1');
+    const reused = await answer({ kind: 'mismatch' });
+    expect(reused.body.error).toMatchObject({ code: 'idempotency_key_reused', retryable: false });
+    expect(ran).toBe(false);
   });
 
   it('replays a stored response without running the handler', async () => {
@@ -150,13 +165,15 @@ describe('CommandRunner', () => {
     expect(res.headers['idempotent-replayed']).toBe('true');
     expect(res.headers.etag).toBe('"9"');
     expect(ran).toBe(false);
-    expect(calls.transactions).toBe(0);
+    expect(calls.claimedIn).toEqual([commandTransaction]);
+    expect(calls.complete).toEqual([]);
   });
 
   it('runs commands without a key in a transaction, without claiming', async () => {
     const { app, calls } = harness({ kind: 'mismatch' }, ok);
     await request(app).post('/x').send({}).expect(201);
     expect(calls.transactions).toBe(1);
+    expect(calls.claimedIn).toEqual([]);
     expect(calls.complete).toEqual([]);
   });
 

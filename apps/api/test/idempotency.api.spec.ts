@@ -1,4 +1,4 @@
-import { JOB_TABLE, PostgresIdempotencyStore } from '@prior-auth/persistence-postgres';
+import { JOB_TABLE, PostgresIdempotencyStore, TypeOrmTransactions } from '@prior-auth/persistence-postgres';
 import { fingerprint } from '../src/http/command-runner';
 import {
   ALT_BASE,
@@ -99,29 +99,36 @@ describe('Idempotency-Key (decision 0023)', () => {
     const { tenant, c } = await freshTenant();
     const key = newKey();
     const body = createBody(tenant);
-    // Another process holds the claim for exactly this request.
+    // Another process runs exactly this request: its transaction holds the key's claim until it ends.
     const store = new PostgresIdempotencyStore(t.dataSource);
-    const claim = await store.claim({
-      scope: sandboxScope(tenant),
-      key,
-      fingerprint: fingerprint('POST', {
-        operation: 'authorizations.create',
-        idempotencyKey: key,
-        params: {},
-        body,
-        ifMatch: null,
-      }),
-      now: new Date(),
-      lockTimeoutMs: 60_000,
+    let end!: () => void;
+    const ending = new Promise<void>((resolve) => (end = resolve));
+    let claimed!: (kind: string) => void;
+    const claiming = new Promise<string>((resolve) => (claimed = resolve));
+    const holder = new TypeOrmTransactions(t.dataSource).run(async (tx) => {
+      const claim = await store.claim(tx, {
+        scope: sandboxScope(tenant),
+        key,
+        fingerprint: fingerprint('POST', {
+          operation: 'authorizations.create',
+          idempotencyKey: key,
+          params: {},
+          body,
+          ifMatch: null,
+        }),
+        now: new Date(),
+      });
+      claimed(claim.kind);
+      await ending;
     });
-    expect(claim.kind).toBe('claimed');
+    expect(await claiming).toBe('claimed');
     const busy = await c.create(body, key).expect(409);
     expect(busy.body.error).toMatchObject({ code: 'idempotency_key_in_use', retryable: true });
     expect(busy.headers['retry-after']).toBe('1');
     expect(await countRows(t.dataSource, 'authorizations', tenant.organizationId)).toBe(0);
-    // The holder gives up (e.g. its request failed validation downstream): the key runs the command now.
-    if (claim.kind === 'claimed')
-      await store.release({ scope: sandboxScope(tenant), key, claimToken: claim.claimToken });
+    // The holder ends without an answer (its request failed, or its process died): the key runs the command now.
+    end();
+    await holder;
     await c.create(body, key).expect(201);
   });
 

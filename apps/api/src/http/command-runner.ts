@@ -3,13 +3,11 @@ import { isDomainError, type DomainError } from '@prior-auth/domain';
 import {
   flushWrites,
   IdempotencyClaimLostError,
-  isDatabaseUnavailable,
   type PostgresIdempotencyStore,
   type PostgresTransaction,
   type StoredResponse,
   type TypeOrmTransactions,
 } from '@prior-auth/persistence-postgres';
-import type { Logger } from '@prior-auth/platform';
 import type { Request, Response } from 'express';
 import { inject, injectable } from 'inversify';
 import { TOKENS } from '../tokens';
@@ -42,31 +40,32 @@ export interface CommandSpec {
   ifMatch: number | null;
 }
 
-/** An in-flight claim older than this is presumed dead (crashed process) and may be taken over. */
-export const IDEMPOTENCY_LOCK_TIMEOUT_MS = 60_000;
-
 /**
  * A command's writes are held and sent as one statement with its stored answer, before `COMMIT`
- * (docs/performance.md): a create is the claim, `BEGIN`, one statement and `COMMIT`.
+ * (docs/performance.md): a create is `BEGIN`, the key's claim, one statement and `COMMIT`.
  */
 const HOLD_WRITES = { holdWrites: true } as const;
 
+/** What the command's transaction ends with: the answer to send, and whether it is a replay. */
+type Outcome = { replayed: boolean; response: StoredResponse };
+
 /**
- * Decision 0023, implemented once for every command:
+ * Decision 0023, implemented once for every command (decision 0053 for where the key is claimed):
  *
  * 1. The caller validates the request (headers, body, If-Match syntax) before calling `run`: those failures
  *    are never stored, and no key is claimed for them.
- * 2. With a key, `claim` (committed at once on its own connection, so concurrent requests see it):
- *    completed with the same fingerprint → the stored status, headers and body, byte for byte, with
- *    `Idempotent-Replayed: true`; another fingerprint → 409 idempotency_key_reused; still running → 409
- *    idempotency_key_in_use, retryable, `Retry-After: 1` (not stored).
- * 3. The runner opens the command's transaction and hands it to the handler, which runs the use case inside
- *    it (`TransactionBound.within`); a success is stored with `PostgresIdempotencyStore.complete` in that
- *    same transaction: the command's changes and its stored answer commit together or not at all. A domain
- *    error rolls the whole transaction back, and its answer is then stored on its own (the claim token still
- *    guards it).
- * 4. Anything else (a bug, the database going away, a lost claim) rolls everything back and releases the
- *    claim, so the client may retry with the same key.
+ * 2. The runner opens the command's transaction. With a key, it first claims the key there
+ *    (`PostgresIdempotencyStore.claim`, an advisory lock that lasts as long as the transaction, and the key's
+ *    record): completed with the same fingerprint → the stored status, headers and body, byte for byte, with
+ *    `Idempotent-Replayed: true`; another fingerprint → 409 idempotency_key_reused; another request holds it →
+ *    409 idempotency_key_in_use, retryable, `Retry-After: 1` (not stored).
+ * 3. The handler runs the use case inside the same transaction (`TransactionBound.within`); a success is stored
+ *    with `PostgresIdempotencyStore.complete` there too: the command's changes and its stored answer commit
+ *    together or not at all. A domain error rolls the whole transaction back, and its answer is then stored on
+ *    its own.
+ * 4. Anything else (a bug, the database going away) rolls everything back, the claim with it, so the client may
+ *    retry with the same key at once. So does a key another request answered first (409, retryable; the retry
+ *    replays that answer).
  *
  * Without a key the handler still runs in a transaction of the runner's, so the audit log records the API key
  * and request id as the actor of the change.
@@ -76,7 +75,6 @@ export class CommandRunner {
   constructor(
     @inject(TOKENS.IdempotencyStore) private readonly store: PostgresIdempotencyStore,
     @inject(TOKENS.Transactions) private readonly transactions: TypeOrmTransactions,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
 
   async run(
@@ -86,7 +84,6 @@ export class CommandRunner {
     handler: (tx: PostgresTransaction) => Promise<CommandResult>,
   ): Promise<void> {
     const context = requestContext(req);
-    const scope = scopeOf(req);
     const metadata = {
       actor: `api_key:${context.auth?.apiKeyId ?? 'unknown'}`,
       requestId: context.requestId,
@@ -96,83 +93,63 @@ export class CommandRunner {
       return;
     }
 
-    const ref = { scope, key: spec.idempotencyKey };
-    const claim = await this.store.claim({
-      ...ref,
+    const request = {
+      scope: scopeOf(req),
+      key: spec.idempotencyKey,
       fingerprint: fingerprint(req.method, spec),
       now: new Date(),
-      lockTimeoutMs: IDEMPOTENCY_LOCK_TIMEOUT_MS,
-    });
-    if (claim.kind === 'replay') {
-      res.setHeader('Idempotent-Replayed', 'true');
-      send(res, claim);
-      return;
-    }
-    if (claim.kind === 'mismatch') {
-      throw new HttpError(
-        409,
-        'idempotency_key_reused',
-        'This Idempotency-Key was already used for a different request; use a new key for a new request.',
-      );
-    }
-    if (claim.kind === 'in_flight') throw keyInUse();
-
-    let response: StoredResponse;
+    };
+    let outcome: Outcome;
     try {
-      /** Stores `outcome` as the key's answer: in the command's transaction, or alone after a refusal. */
-      const answer = async (outcome: StoredResponse, tx?: PostgresTransaction): Promise<StoredResponse> => {
-        await this.store.complete(
-          { ...ref, claimToken: claim.claimToken, response: outcome, now: new Date() },
-          tx,
-        );
-        return outcome;
-      };
-      response = await this.transactions
+      outcome = await this.transactions
         .run(
-          async (tx) => {
-            let outcome: StoredResponse;
+          async (tx): Promise<Outcome> => {
+            const claim = await this.store.claim(tx, request);
+            if (claim.kind === 'replay') return { replayed: true, response: claim };
+            if (claim.kind === 'mismatch') {
+              throw new HttpError(
+                409,
+                'idempotency_key_reused',
+                'This Idempotency-Key was already used for a different request; use a new key for a new request.',
+              );
+            }
+            if (claim.kind === 'in_flight') throw keyInUse();
             try {
-              outcome = render(await handler(tx));
-              await answer(outcome, tx);
+              const response = render(await handler(tx));
+              await this.store.complete({ ...request, response, now: new Date() }, tx);
               // The command's held writes and its stored answer go out as one statement; a write refused there
               // (a version that moved on) is a refusal like one the handler met.
               await flushWrites(tx.manager);
+              return { replayed: false, response };
             } catch (error) {
               // Rolls back whatever the refused command wrote before it was refused.
               if (isDomainError(error)) throw new Refusal(error);
               throw error;
             }
-            return outcome;
           },
           metadata,
           HOLD_WRITES,
         )
-        .catch(async (error: unknown) => {
+        .catch(async (error: unknown): Promise<Outcome> => {
           if (!(error instanceof Refusal)) throw error;
           // The domain refused the command: that answer is the key's result too (decision 0023), stored by
           // itself once the command's transaction is rolled back.
           const rendered = toErrorResponse(error.refusal, context.requestId);
-          return answer({
+          const response = {
             status: rendered.status,
             headers: rendered.headers,
             body: JSON.stringify(rendered.body),
-          });
+          };
+          await this.store.complete({ ...request, response, now: new Date() });
+          return { replayed: false, response };
         });
     } catch (error) {
-      // Nothing was committed: free the key so a retry can run the command.
-      await this.store.release({ ...ref, claimToken: claim.claimToken }).catch((releaseError: unknown) => {
-        // The claim then expires after IDEMPOTENCY_LOCK_TIMEOUT_MS and is taken over by the next retry. During
-        // a database outage every in-flight command ends here; the outage itself is logged once (0015).
-        this.logger[isDatabaseUnavailable(releaseError) ? 'debug' : 'warn'](
-          { requestId: context.requestId, err: { name: (releaseError as Error)?.name } },
-          'could not release an idempotency claim',
-        );
-      });
-      // Another request took the claim over while this one ran long: it owns the key now.
+      // Another request answered the key while this one ran: the retry replays that answer.
       if (error instanceof IdempotencyClaimLostError) throw keyInUse();
       throw error;
     }
-    send(res, response);
+    if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
+    send(res, outcome.response);
   }
 }
 

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { TenantScope } from '@prior-auth/domain';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { translateDatabaseError } from '../database/database-errors';
 import { managerOf, type PostgresTransaction } from '../unit-of-work/postgres-transaction';
-import { runSql } from '../unit-of-work/sql';
+import { runPreparedOn, runSql } from '../unit-of-work/sql';
 import { writeSql } from '../unit-of-work/write-batch';
 import { tenantParameters } from '../unit-of-work/tenant-bound';
 import type { IdempotencyRecordRow } from './idempotency-record.entity';
@@ -20,13 +19,11 @@ export interface ClaimRequest extends IdempotencyKeyRef {
   /** Method + route + canonical body (+ If-Match); computed by the API. */
   fingerprint: string;
   now: Date;
-  /** An in-flight claim older than this is presumed dead (its process crashed) and is taken over. */
-  lockTimeoutMs: number;
 }
 
 export type ClaimResult =
-  /** Run the command, then `complete` (or `release`) with this token. */
-  | { kind: 'claimed'; claimToken: string }
+  /** Run the command in the same transaction, then `complete` it there. */
+  | { kind: 'claimed' }
   /** Answer exactly this, with `Idempotent-Replayed: true`. */
   | { kind: 'replay'; status: number; headers: Record<string, string>; body: string }
   /** 409 idempotency_key_in_use, retryable. */
@@ -40,20 +37,44 @@ export interface StoredResponse {
   body: string;
 }
 
-/** The claim was taken over (its lock timed out) or released; storing now could answer a key twice. */
+/** Another request stored an answer for the key first; storing this one would answer the key twice. */
 export class IdempotencyClaimLostError extends Error {
   constructor(key: string) {
-    super(`the idempotency claim on key ${JSON.stringify(key)} is no longer held`);
+    super(`the idempotency key ${JSON.stringify(key)} was answered by another request`);
     this.name = 'IdempotencyClaimLostError';
   }
 }
 
-const TAKEOVER_ATTEMPTS = 5;
+/**
+ * The advisory-lock class of idempotency keys: locks taken with two int4 keys never meet the single-bigint ones
+ * other code (the job queue) takes, and this first key keeps them apart from any other two-key user.
+ */
+const KEY_LOCK_CLASS = 0x1de7;
 
 /**
- * Idempotency records in PostgreSQL. `claim` and `release` always commit on their own connection, so other
- * requests see an in-flight claim at once; `complete` runs in the transaction it is given, so the stored
- * response commits with the command's changes or not at all.
+ * A claim written by an earlier version of the service (`state = 'in_flight'`, committed on its own) is presumed
+ * dead after this long and answered over; such rows only exist while such a version still runs.
+ */
+export const LEGACY_CLAIM_TIMEOUT_MS = 60_000;
+
+interface ClaimRow {
+  locked: boolean;
+  fingerprint: string | null;
+  state: IdempotencyRecordRow['state'] | null;
+  locked_at: Date | null;
+  response_status: number | null;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
+  expires_at: Date | null;
+}
+
+/**
+ * Idempotency records in PostgreSQL (decision 0053). A key is claimed inside the command's own transaction:
+ * `claim` takes a transaction-scoped advisory lock on the key, without waiting, and reads its record in the same
+ * statement; `complete` writes the answer with the command's other writes. So a command with a key costs one
+ * statement and one commit more than none, not a committed claim of its own; a concurrent request for the key
+ * finds the lock taken (in flight); and a process that dies mid-command leaves nothing behind, because its
+ * transaction and the lock end with its connection.
  */
 export class PostgresIdempotencyStore {
   private readonly retentionMs: number;
@@ -68,116 +89,85 @@ export class PostgresIdempotencyStore {
     }
   }
 
-  async claim(request: ClaimRequest): Promise<ClaimResult> {
+  /**
+   * Claims the key for a command running in `tx`, until `tx` ends. The record is read in the statement that
+   * takes the lock, so a request that commits its answer between that statement's start and the lock is not
+   * seen: the claimant then runs the command and `complete` refuses it (IdempotencyClaimLostError), rolling it
+   * back.
+   */
+  async claim(tx: PostgresTransaction, request: ClaimRequest): Promise<ClaimResult> {
     return this.guard(async () => {
-      const manager = this.dataSource.manager;
-      const expiresAt = this.expiry(request.now);
-      // A few rounds at most: each failed round means another request changed the record meanwhile.
-      for (let attempt = 0; attempt < TAKEOVER_ATTEMPTS; attempt += 1) {
-        const token = randomUUID();
-        const inserted = await runSql(
-          manager,
-          `INSERT INTO idempotency_records
-             (organization_id, environment, key, fingerprint, state, lock_token, locked_at, created_at, expires_at)
-           VALUES ($1, $2, $3, $4, 'in_flight', $5, $6, $6, $7)
-           ON CONFLICT DO NOTHING RETURNING key`,
-          [...this.keyParameters(request), request.fingerprint, token, request.now, expiresAt],
-          // Every command with a key begins with this statement: prepared once per connection.
-          { prepared: true },
-        );
-        if (inserted.rowCount === 1) return { kind: 'claimed', claimToken: token };
-
-        const record = await this.read(manager, request);
-        if (record === null) continue; // released or purged in between: try to insert again
-
-        if (record.expires_at.getTime() <= request.now.getTime()) {
-          // Past retention the key is free again, whatever it held.
-          const renewed = await runSql(
-            manager,
-            `UPDATE idempotency_records SET fingerprint = $4, state = 'in_flight', lock_token = $5, locked_at = $6,
-               response_status = NULL, response_headers = NULL, response_body = NULL, completed_at = NULL,
-               created_at = $6, expires_at = $7
-             WHERE organization_id = $1 AND environment = $2 AND key = $3 AND expires_at <= $6`,
-            [...this.keyParameters(request), request.fingerprint, token, request.now, expiresAt],
-          );
-          if (renewed.rowCount === 1) return { kind: 'claimed', claimToken: token };
-          continue;
-        }
-        if (record.fingerprint !== request.fingerprint) return { kind: 'mismatch' };
-        if (record.state === 'completed') {
-          return {
-            kind: 'replay',
-            status: record.response_status ?? 500,
-            headers: record.response_headers ?? {},
-            body: record.response_body ?? '',
-          };
-        }
-        const lockedAt = record.locked_at?.getTime() ?? 0;
-        if (request.now.getTime() - lockedAt < request.lockTimeoutMs) return { kind: 'in_flight' };
-
-        // The holder is presumed dead: take the lock over, unless someone else just did.
-        const takenOver = await runSql(
-          manager,
-          `UPDATE idempotency_records SET lock_token = $4, locked_at = $5
-           WHERE organization_id = $1 AND environment = $2 AND key = $3
-             AND state = 'in_flight' AND lock_token = $6`,
-          [...this.keyParameters(request), token, request.now, record.lock_token],
-        );
-        if (takenOver.rowCount === 1) return { kind: 'claimed', claimToken: token };
+      const runner = tx.manager.queryRunner;
+      if (runner === undefined) throw new Error("an idempotency claim needs the command's transaction");
+      const { rows } = await runPreparedOn<ClaimRow>(
+        runner,
+        `SELECT pg_try_advisory_xact_lock($4, hashtext($1 || '/' || $2 || '/' || $3)) AS locked,
+           r.fingerprint, r.state, r.locked_at, r.response_status, r.response_headers, r.response_body,
+           r.expires_at
+         FROM (SELECT 1) AS one
+         LEFT JOIN idempotency_records r ON r.organization_id = $1 AND r.environment = $2 AND r.key = $3`,
+        [...this.keyParameters(request), KEY_LOCK_CLASS],
+      );
+      const record = rows[0];
+      if (record === undefined || !record.locked) return { kind: 'in_flight' };
+      if (record.state === null || new Date(record.expires_at ?? 0).getTime() <= request.now.getTime()) {
+        // No record, or one past retention: the key is free again, whatever it held.
+        return { kind: 'claimed' };
       }
-      // Constant churn on one key: answer as if it were in use, which is retryable.
-      return { kind: 'in_flight' };
+      if (record.fingerprint !== request.fingerprint) return { kind: 'mismatch' };
+      if (record.state === 'completed') {
+        return {
+          kind: 'replay',
+          status: record.response_status ?? 500,
+          headers: record.response_headers ?? {},
+          body: record.response_body ?? '',
+        };
+      }
+      const lockedAt = new Date(record.locked_at ?? 0).getTime();
+      return request.now.getTime() - lockedAt < LEGACY_CLAIM_TIMEOUT_MS
+        ? { kind: 'in_flight' }
+        : { kind: 'claimed' };
     });
   }
 
   /**
-   * Stores the final response of a claim, inside `tx` (the command's transaction) or on its own when none is
-   * given; throws IdempotencyClaimLostError when the claim is not held.
+   * Stores the final response of a claimed key: inside `tx` (the command's transaction, held with its other
+   * writes), or on its own when none is given (a refusal, stored once the command's transaction rolled back).
+   * Throws IdempotencyClaimLostError when another request answered the key first.
    */
   async complete(
-    ref: IdempotencyKeyRef & { claimToken: string; response: StoredResponse; now: Date },
+    request: ClaimRequest & { response: StoredResponse },
     tx?: PostgresTransaction,
   ): Promise<void> {
     await this.guard(async () => {
-      // Held with the command's other writes when its transaction holds them (one statement for all).
       await writeSql(
         managerOf(this.dataSource, tx),
         {
-          sql: `UPDATE idempotency_records SET state = 'completed', lock_token = NULL, locked_at = NULL,
-           response_status = $5, response_headers = $6, response_body = $7, completed_at = $8, expires_at = $9
-         WHERE organization_id = $1 AND environment = $2 AND key = $3 AND state = 'in_flight' AND lock_token = $4
-         RETURNING key`,
+          // Over a record past retention or a dead claim of an earlier version, never over a live answer.
+          sql: `INSERT INTO idempotency_records AS r (organization_id, environment, key, fingerprint, state,
+             response_status, response_headers, response_body, created_at, completed_at, expires_at)
+           VALUES ($1, $2, $3, $4, 'completed', $5, $6, $7, $8, $8, $9)
+           ON CONFLICT (organization_id, environment, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
+             state = 'completed', lock_token = NULL, locked_at = NULL, response_status = EXCLUDED.response_status,
+             response_headers = EXCLUDED.response_headers, response_body = EXCLUDED.response_body,
+             created_at = EXCLUDED.created_at, completed_at = EXCLUDED.completed_at, expires_at = EXCLUDED.expires_at
+           WHERE r.expires_at <= EXCLUDED.created_at OR (r.state = 'in_flight' AND r.locked_at <= $10)
+           RETURNING key`,
           parameters: [
-            ...this.keyParameters(ref),
-            ref.claimToken,
-            ref.response.status,
-            JSON.stringify(ref.response.headers),
-            ref.response.body,
-            ref.now,
-            this.expiry(ref.now),
+            ...this.keyParameters(request),
+            request.fingerprint,
+            request.response.status,
+            JSON.stringify(request.response.headers),
+            request.response.body,
+            request.now,
+            this.expiry(request.now),
+            new Date(request.now.getTime() - LEGACY_CLAIM_TIMEOUT_MS),
           ],
         },
         ({ rowCount }) => {
-          if (rowCount !== 1) throw new IdempotencyClaimLostError(ref.key);
+          if (rowCount !== 1) throw new IdempotencyClaimLostError(request.key);
         },
       );
-    });
-  }
-
-  /**
-   * Forgets an unfinished claim (responses that are not stored: request-validation failures, unexpected
-   * errors), so the client may retry with the same key. Always on its own connection: call it after the
-   * command's transaction ended. False when the claim was no longer held.
-   */
-  async release(ref: IdempotencyKeyRef & { claimToken: string }): Promise<boolean> {
-    return this.guard(async () => {
-      const { rowCount } = await runSql(
-        this.dataSource.manager,
-        `DELETE FROM idempotency_records
-         WHERE organization_id = $1 AND environment = $2 AND key = $3 AND state = 'in_flight' AND lock_token = $4`,
-        [...this.keyParameters(ref), ref.claimToken],
-      );
-      return rowCount === 1;
     });
   }
 
@@ -207,15 +197,6 @@ export class PostgresIdempotencyStore {
 
   private keyParameters(ref: IdempotencyKeyRef): [string, string, string] {
     return [...tenantParameters(ref.scope), ref.key];
-  }
-
-  private async read(manager: EntityManager, ref: IdempotencyKeyRef): Promise<IdempotencyRecordRow | null> {
-    const { rows } = await runSql<IdempotencyRecordRow>(
-      manager,
-      `SELECT * FROM idempotency_records WHERE organization_id = $1 AND environment = $2 AND key = $3`,
-      this.keyParameters(ref),
-    );
-    return rows[0] ?? null;
   }
 
   private async guard<T>(work: () => Promise<T>): Promise<T> {

@@ -148,26 +148,29 @@ describe('TypeOrmUnitOfWork', () => {
   });
 
   describe('within a transaction handed to it', () => {
+    const request = (scope: TenantScope, key: string) => ({
+      scope,
+      key,
+      fingerprint: 'POST /x {}',
+      now: new Date(),
+    });
+    /** What a request for the key would be told now (in a transaction of its own). */
     const claim = (scope: TenantScope, key: string) =>
-      idempotency.claim({ scope, key, fingerprint: 'POST /x {}', now: new Date(), lockTimeoutMs: 30_000 });
+      transactions.run((tx) => idempotency.claim(tx, request(scope, key)));
 
-    it('commits the command and its idempotent response together', async () => {
+    it('claims the key, and commits the command and its idempotent response together', async () => {
       const scope = await createTestTenant(dataSource);
       const arranged = arrange(scope, 'requires_confirmation');
       const key = `key-${uniqueSuffix()}`;
-      const claimed = await claim(scope, key);
-      if (claimed.kind !== 'claimed') throw new Error(`expected a claim, got ${claimed.kind}`);
 
       await transactions.run(
         async (tx) => {
+          expect(await idempotency.claim(tx, request(scope, key))).toEqual({ kind: 'claimed' });
           await command(scope, arranged, unitOfWork.within(tx));
           await idempotency.complete(
             {
-              scope,
-              key,
-              claimToken: claimed.claimToken,
+              ...request(scope, key),
               response: { status: 201, headers: { etag: '"3"' }, body: '{"id":"x"}' },
-              now: new Date(),
             },
             tx,
           );
@@ -192,23 +195,16 @@ describe('TypeOrmUnitOfWork', () => {
       expect(audit).toEqual({ actor: 'api_key:key_test', request_id: 'req_1' });
     });
 
-    it('rolls back the command and the stored response when the transaction fails after both', async () => {
+    it('rolls back the command, its stored response and its claim when the transaction fails after them', async () => {
       const scope = await createTestTenant(dataSource);
       const arranged = arrange(scope, 'requires_confirmation');
       const key = `key-${uniqueSuffix()}`;
-      const claimed = await claim(scope, key);
-      if (claimed.kind !== 'claimed') throw new Error(`expected a claim, got ${claimed.kind}`);
 
       const failing = transactions.run(async (tx) => {
+        expect(await idempotency.claim(tx, request(scope, key))).toEqual({ kind: 'claimed' });
         await command(scope, arranged, unitOfWork.within(tx));
         await idempotency.complete(
-          {
-            scope,
-            key,
-            claimToken: claimed.claimToken,
-            response: { status: 201, headers: {}, body: '{}' },
-            now: new Date(),
-          },
+          { ...request(scope, key), response: { status: 201, headers: {}, body: '{}' } },
           tx,
         );
         throw new Error('crash before commit');
@@ -216,33 +212,28 @@ describe('TypeOrmUnitOfWork', () => {
       await expect(failing).rejects.toThrow('crash before commit');
 
       expect(await footprint(scope, arranged.authorization.id)).toEqual(NOTHING);
-      // The claim itself committed on its own: the key is still in flight, not answered.
-      expect(await claim(scope, key)).toEqual({ kind: 'in_flight' });
-      expect(await idempotency.release({ scope, key, claimToken: claimed.claimToken })).toBe(true);
+      // Nothing of the key is left: a retry runs the command.
+      expect(await claim(scope, key)).toEqual({ kind: 'claimed' });
     });
 
     it('rolls a refused command back whole; its answer is stored after, on its own', async () => {
       const scope = await createTestTenant(dataSource);
       const arranged = arrange(scope, 'requires_confirmation');
       const key = `key-${uniqueSuffix()}`;
-      const claimed = await claim(scope, key);
-      if (claimed.kind !== 'claimed') throw new Error(`expected a claim, got ${claimed.kind}`);
 
-      const refused = transactions.run((command) =>
-        unitOfWork.within(command).run(scope, async (tx) => {
+      const refused = transactions.run(async (command) => {
+        expect(await idempotency.claim(command, request(scope, key))).toEqual({ kind: 'claimed' });
+        await unitOfWork.within(command).run(scope, async (tx) => {
           for (const file of arranged.files) await tx.files.save(file);
           await tx.authorizations.save(arranged.authorization);
           throw new DomainError('authorization_not_confirmable', 'no');
-        }),
-      );
+        });
+      });
       await expect(refused).rejects.toMatchObject({ code: 'authorization_not_confirmable' });
       expect(await footprint(scope, arranged.authorization.id)).toEqual(NOTHING);
       await idempotency.complete({
-        scope,
-        key,
-        claimToken: claimed.claimToken,
+        ...request(scope, key),
         response: { status: 409, headers: {}, body: '{"error":{"code":"authorization_not_confirmable"}}' },
-        now: new Date(),
       });
       expect(await claim(scope, key)).toMatchObject({ kind: 'replay', status: 409 });
     });
@@ -366,12 +357,13 @@ describe('TypeOrmUnitOfWork', () => {
       const failing = flakyWork.run(scope, (tx) => tx.files.findById('x'));
       await expect(failing).rejects.toBeInstanceOf(DatabaseUnavailableError);
       await expect(failing).rejects.toMatchObject({ retryable: true, code: 'database_unavailable' });
-      const idempotencyFailure = new PostgresIdempotencyStore(flaky).claim({
+      // A refusal's answer, stored on its own connection.
+      const idempotencyFailure = new PostgresIdempotencyStore(flaky).complete({
         scope,
         key: 'k',
         fingerprint: 'f',
         now: new Date(),
-        lockTimeoutMs: 1_000,
+        response: { status: 409, headers: {}, body: '{}' },
       });
       await expect(idempotencyFailure).rejects.toBeInstanceOf(DatabaseUnavailableError);
     } finally {
