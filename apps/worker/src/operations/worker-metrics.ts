@@ -19,7 +19,7 @@ export interface WorkerMetrics {
 export function createWorkerMetrics(
   dataSource: DataSource,
   /** This process's live-session pages (decision 0033), read at each scrape. */
-  livePages?: () => LivePageCounts,
+  livePages: () => LivePageCounts,
 ): WorkerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'prior_auth_worker_' });
@@ -65,24 +65,22 @@ export function createWorkerMetrics(
     buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
     registers,
   });
-  if (livePages !== undefined) {
-    new Gauge({
-      name: 'prior_auth_live_session_pages',
-      help: "This worker's portal pages shown as live sessions: running, or held for a person.",
-      registers,
-      collect() {
-        this.set(livePages().pages);
-      },
-    });
-    new Gauge({
-      name: 'prior_auth_live_session_screencasts',
-      help: 'Of those pages, the ones Chromium is screencasting now: watched, or recording their replay.',
-      registers,
-      collect() {
-        this.set(livePages().screencasts);
-      },
-    });
-  }
+  new Gauge({
+    name: 'prior_auth_live_session_pages',
+    help: "This worker's portal pages shown as live sessions: running, or held for a person.",
+    registers,
+    collect() {
+      this.set(livePages().pages);
+    },
+  });
+  new Gauge({
+    name: 'prior_auth_live_session_screencasts',
+    help: 'Of those pages, the ones Chromium is screencasting now: watched, or recording their replay.',
+    registers,
+    collect() {
+      this.set(livePages().screencasts);
+    },
+  });
   const setCounts = (target: Gauge<'environment' | 'status'>, rows: CountRow[]) => {
     for (const row of rows) target.set({ environment: row.environment, status: row.label }, row.count);
   };
