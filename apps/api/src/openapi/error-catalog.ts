@@ -64,7 +64,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
     'The request headers are over the HTTP server limit (answered before routing; the connection closes).',
   idempotency_key_reused: 'The Idempotency-Key was already used for a different request; use a new key.',
   idempotency_key_in_use:
-    'A request with this Idempotency-Key is still running (`retryable: true`); retry after `Retry-After`.',
+    'Another request with this Idempotency-Key is running, or answered it while this one ran (`retryable: true`); ' +
+    'retry after `Retry-After` to get that answer.',
   internal_error: 'An unexpected failure (`retryable: true`); nothing was half-written.',
   service_unavailable:
     'The database cannot be reached (`retryable: true`); nothing was committed; retry after `Retry-After`.',
