@@ -95,6 +95,31 @@ describe('Idempotency-Key (decision 0023)', () => {
     expect(replay.text).toBe(created[0]!.text);
   });
 
+  it('claims a key across API processes: parallel creates through two instances make one authorization', async () => {
+    // A second instance with its own connection pool, as a second process on the same database would have.
+    const other = await createTestApp();
+    try {
+      const { tenant } = await freshTenant();
+      const key = newKey();
+      const clients = [client(t.app, tenant.keys.sandbox), client(other.app, tenant.keys.sandbox)];
+      const responses = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => clients[i % 2]!.create(createBody(tenant), key)),
+      );
+      const created = responses.filter((r) => r.status === 201);
+      expect(created.length).toBeGreaterThanOrEqual(1);
+      for (const res of created) expect(res.text).toBe(created[0]!.text);
+      for (const res of responses.filter((r) => r.status !== 201)) {
+        expect(res.status).toBe(409);
+        expect(res.body.error).toMatchObject({ code: 'idempotency_key_in_use', retryable: true });
+      }
+      expect(await countRows(t.dataSource, 'authorizations', tenant.organizationId)).toBe(1);
+      const replay = await clients[1]!.create(createBody(tenant), key).expect(201);
+      expect(replay.text).toBe(created[0]!.text);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('answers idempotency_key_in_use while the same request runs, without storing that answer', async () => {
     const { tenant, c } = await freshTenant();
     const key = newKey();
