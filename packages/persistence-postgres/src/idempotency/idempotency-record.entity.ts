@@ -7,8 +7,9 @@ export interface IdempotencyRecordRow {
   environment: Environment;
   key: string;
   fingerprint: string;
+  /** `in_flight` rows are claims written by earlier versions of the service (decision 0053); this one writes answers. */
   state: 'in_flight' | 'completed';
-  /** Identifies the current claim, so a request whose lock was taken over cannot store or release. */
+  /** An earlier version's claim: its token and when it was taken. */
   lock_token: string | null;
   locked_at: Date | null;
   response_status: number | null;
