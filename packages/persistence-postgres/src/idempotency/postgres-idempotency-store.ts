@@ -72,7 +72,7 @@ interface ClaimRow {
  * Idempotency records in PostgreSQL (decision 0053). A key is claimed inside the command's own transaction:
  * `claim` takes a transaction-scoped advisory lock on the key, without waiting, and reads its record in the same
  * statement; `complete` writes the answer with the command's other writes. So a command with a key costs one
- * statement and one commit more than none, not a committed claim of its own; a concurrent request for the key
+ * statement more than one without, not a committed claim of its own; a concurrent request for the key
  * finds the lock taken (in flight); and a process that dies mid-command leaves nothing behind, because its
  * transaction and the lock end with its connection.
  */
@@ -110,7 +110,7 @@ export class PostgresIdempotencyStore {
       );
       const record = rows[0];
       if (record === undefined || !record.locked) return { kind: 'in_flight' };
-      if (record.state === null || new Date(record.expires_at ?? 0).getTime() <= request.now.getTime()) {
+      if (record.state === null || (record.expires_at?.getTime() ?? 0) <= request.now.getTime()) {
         // No record, or one past retention: the key is free again, whatever it held.
         return { kind: 'claimed' };
       }
@@ -123,7 +123,7 @@ export class PostgresIdempotencyStore {
           body: record.response_body ?? '',
         };
       }
-      const lockedAt = new Date(record.locked_at ?? 0).getTime();
+      const lockedAt = record.locked_at?.getTime() ?? 0;
       return request.now.getTime() - lockedAt < LEGACY_CLAIM_TIMEOUT_MS
         ? { kind: 'in_flight' }
         : { kind: 'claimed' };
