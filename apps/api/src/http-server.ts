@@ -1,5 +1,6 @@
-import { STATUS_CODES, type Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { BLOB_UPLOAD_ROUTE } from '@prior-auth/blob-storage';
 import { randomBase62 } from '@prior-auth/platform';
 import type { Express } from 'express';
 import { errorEnvelope } from './http/error-handler';
@@ -14,10 +15,40 @@ export interface RunningServer {
   close(graceMs: number): Promise<void>;
 }
 
-export function listen(app: Express, port: number, host: string): Promise<RunningServer> {
+/*
+ * How long a request may take to arrive (Node's default `requestTimeout` is 300 s, its `headersTimeout` 60 s).
+ * Constants rather than configuration for now; they could move to the platform config next to
+ * REQUEST_BODY_LIMIT_BYTES.
+ *
+ * - JSON requests (every route but the file-bytes upload): their bodies are at most REQUEST_BODY_LIMIT_BYTES
+ *   (1 MiB by default, 10 MiB at most), so 30 s once the headers are in is ample (≥ 35 KiB/s for 1 MiB, ≥ 350
+ *   KiB/s for 10 MiB); a client that stops sending mid-body is answered 408 instead of holding a socket and a
+ *   body-parser for minutes.
+ * - File bytes (`PUT /blobs/upload/:token`, up to MAX_FILE_SIZE_BYTES = 25 MiB) keep Node's 300 s bound for the
+ *   whole request (≥ 85 KiB/s for 25 MiB): a shorter one would cut legitimate uploads on slow links.
+ * - Headers are a few KiB: 20 s (Node enforces both of its bounds on a 30 s sweep, so they fire up to 30 s late).
+ */
+export const BODY_TIMEOUT_MS = 30_000;
+export const UPLOAD_REQUEST_TIMEOUT_MS = 300_000;
+export const HEADERS_TIMEOUT_MS = 20_000;
+
+export interface ListenOptions {
+  /** How long a request other than a file-bytes upload may take to arrive in full once its headers are in. */
+  bodyTimeoutMs?: number;
+}
+
+export function listen(
+  app: Express,
+  port: number,
+  host: string,
+  options: ListenOptions = {},
+): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
     server.keepAliveTimeout = 5_000;
+    server.requestTimeout = UPLOAD_REQUEST_TIMEOUT_MS;
+    server.headersTimeout = HEADERS_TIMEOUT_MS;
+    server.on('request', bodyDeadline(options.bodyTimeoutMs ?? BODY_TIMEOUT_MS));
     server.on('clientError', answerClientError);
     server.once('error', reject);
     server.once('listening', () => {
@@ -41,6 +72,40 @@ export function listen(app: Express, port: number, host: string): Promise<Runnin
       });
     });
   });
+}
+
+const UPLOAD_PATH_PREFIX = BLOB_UPLOAD_ROUTE.slice(0, BLOB_UPLOAD_ROUTE.indexOf(':')).toLowerCase();
+
+/** `PUT /blobs/upload/:token` (Express matches paths case-insensitively). */
+const isFileBytesUpload = (req: IncomingMessage): boolean =>
+  req.method === 'PUT' && (req.url ?? '').toLowerCase().startsWith(UPLOAD_PATH_PREFIX);
+
+/**
+ * Answers 408 request_timeout, and closes the connection, when a request (other than a file-bytes upload) has
+ * not arrived in full `timeoutMs` after its headers: the shorter bound Node's server-wide `requestTimeout`
+ * cannot give per route. The answer goes through the response the app holds (its Request-Id and headers, the
+ * access log); the body-parser still waiting then sees the request aborted, which is not answered again.
+ */
+function bodyDeadline(timeoutMs: number): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    if (req.complete || isFileBytesUpload(req)) return;
+    const timer = setTimeout(() => {
+      if (req.complete || res.headersSent || !res.writable) return;
+      const requestId = String(res.getHeader('Request-Id') ?? `req_${randomBase62(20)}`);
+      const body = JSON.stringify(
+        errorEnvelope(requestId, 'request_timeout', 'The request was not received in time.'),
+      );
+      res.statusCode = 408;
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.setHeader('Content-Length', Buffer.byteLength(body));
+      res.setHeader('Request-Id', requestId);
+      res.setHeader('Connection', 'close');
+      // The rest of the body will not be read: the connection goes once the answer is written.
+      res.once('finish', () => req.socket.destroySoon());
+      res.end(body);
+    }, timeoutMs);
+    res.once('close', () => clearTimeout(timer));
+  };
 }
 
 /** Node's own refusals of a request it could not parse, as `[status, code, message]` of the error envelope. */

@@ -377,4 +377,110 @@ describe('malformed authorization requests', () => {
       tenant.organizationId,
     ]);
   });
+
+  /*
+   * An element of `item` or `answer` that is not an object: a primitive, `null`, or an array (which
+   * class-validator's nested validation would otherwise walk into as a nested array). Every endpoint taking a
+   * questionnaireResponse refuses it with 422 at the element, and changes nothing.
+   */
+  describe('questionnaire response elements that are not objects', () => {
+    let own: TestTenant;
+    let oc: Client;
+    let id: string;
+    let created: request.Response;
+    beforeAll(async () => {
+      own = await t.createTenant();
+      oc = client(t.app, own.keys.sandbox);
+      created = await oc.create(createBody(own)).expect(201);
+      id = created.body.id;
+    });
+
+    const LEGACY_VERSION = { 'Prior-Auth-Version': '2024-01-01' };
+    const legacyAuth = () => ({ Authorization: `Bearer ${own.keys.sandbox}`, ...LEGACY_VERSION });
+    const endpoints: Record<string, (questionnaireResponse: unknown) => request.Test> = {
+      create: (questionnaireResponse) => oc.create(createBody(own, { questionnaireResponse })),
+      'legacy create': (questionnaireResponse) =>
+        request(t.app)
+          .post(BASE)
+          .set(legacyAuth())
+          .send({ providerNpi: own.npi, templateSelection: { ...CPAP_SELECTION }, questionnaireResponse }),
+      'PATCH answers': (questionnaireResponse) => oc.patch(id, '"1"', { questionnaireResponse }),
+      'legacy PATCH': (questionnaireResponse) =>
+        request(t.app)
+          .patch(`${BASE}/${id}`)
+          .set(legacyAuth())
+          .set('If-Match', '"1"')
+          .send({ questionnaireResponse }),
+    };
+    const elements: Array<[string, unknown]> = [
+      ['an empty array', []],
+      ['a nested array', [[]]],
+      ['null', null],
+      ['a number', 1],
+      ['a string', 'x'],
+    ];
+    const shapes: Array<[string, (element: unknown) => unknown, string[]]> = [
+      ['an item', (element) => ({ item: [element] }), ['item', '0']],
+      [
+        'an answer',
+        (element) => ({ item: [{ linkId: 'patient.firstName', answer: [element] }] }),
+        ['item', '0', 'answer', '0'],
+      ],
+      [
+        'a second answer',
+        (element) => ({ item: [{ linkId: 'patient.firstName', answer: [{ valueString: 'Ann' }, element] }] }),
+        ['item', '0', 'answer', '1'],
+      ],
+    ];
+    const cases = Object.keys(endpoints).flatMap((endpoint) =>
+      shapes.flatMap(([shape, build, path]) =>
+        elements.map(
+          ([label, element]) =>
+            [endpoint, shape, label, build(element), path] as [string, string, string, unknown, string[]],
+        ),
+      ),
+    );
+
+    it.each(cases)(
+      '%s refuses %s that is %s with 422 at the element, changing nothing',
+      async (endpoint, _shape, _label, questionnaireResponse, path) => {
+        const res = await endpoints[endpoint]!(questionnaireResponse);
+        expect(res.status).toBe(422);
+        expect(res.body).toEqual({
+          error: {
+            code: 'request_validation_failed',
+            message: expect.any(String),
+            retryable: false,
+            details: {},
+            issues: [
+              {
+                errorType: 'type_error',
+                location: ['body', 'questionnaireResponse', ...path],
+                message: expect.any(String),
+              },
+            ],
+          },
+          requestId: res.headers['request-id'],
+        });
+        const after = await oc.get(id).expect(200);
+        expect(after.body).toEqual(created.body);
+        expect(await countRows(t.dataSource, 'authorizations', own.organizationId)).toBe(1);
+        expect(await countRows(t.dataSource, 'idempotency_records', own.organizationId)).toBe(1);
+      },
+    );
+
+    it('still validates the elements that are objects beside one that is not', async () => {
+      const res = await oc
+        .patch(id, '"1"', {
+          questionnaireResponse: { item: [[], { linkId: 5, answer: [] }, { linkId: 'a', answer: [1] }] },
+        })
+        .expect(422);
+      expect(res.body.error.issues.map((issue: Issue) => issue.location)).toEqual([
+        ['body', 'questionnaireResponse', 'item', '0'],
+        ['body', 'questionnaireResponse', 'item', '1', 'linkId'],
+        ['body', 'questionnaireResponse', 'item', '2', 'answer', '0'],
+      ]);
+      expect((await oc.get(id).expect(200)).body).toEqual(created.body);
+    });
+  });
 });

@@ -127,7 +127,7 @@ describe('CommandRunner', () => {
   });
 
   it('answers idempotency_key_in_use when another request answered the key before the response was stored', async () => {
-    const { app, calls } = harness(claimed, ok, async () => {
+    const { app } = harness(claimed, ok, async () => {
       throw new IdempotencyClaimLostError('k');
     });
     const res = await request(app).post('/x').set('Idempotency-Key', 'k').send({}).expect(409);

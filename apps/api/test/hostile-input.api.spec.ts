@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import request from 'supertest';
 import { listen, type RunningServer } from '../src/http-server';
-import { BASE, createBody, newKey } from './authorization-helpers';
+import { BASE, client, createBody, newKey, type Client } from './authorization-helpers';
 import { prototypeSnapshot } from './support/prototype-snapshot';
 import { createTestApp, type TestApp, type TestTenant } from './test-app';
 
@@ -119,6 +119,172 @@ describe('hostile input', () => {
     it('still serves the same requests with clean values', async () => {
       await request(t.app).get('/v1/payers?q=aetna').set(auth).expect(200);
       await request(t.app).get('/v1/payers/payer_unknown').set(auth).expect(404);
+    });
+  });
+
+  describe('NUL characters and unpaired surrogates in body strings', () => {
+    // PostgreSQL stores neither: NUL is refused by text and jsonb alike, a lone surrogate has no UTF-8 form.
+    // Written as JSON escapes in raw bodies, exactly as a client would send them.
+    const UNSTORABLE = [
+      ['NUL', '\\u0000'],
+      ['a lone high surrogate', '\\ud800'],
+      ['a lone low surrogate', '\\udc00'],
+    ] as const;
+    const answersWith = (answer: string) =>
+      `{"questionnaireResponse":{"item":[{"linkId":"patient.firstName","answer":[${answer}]}]}}`;
+    const ANSWER_AT = ['body', 'questionnaireResponse', 'item', '0', 'answer', '0'];
+
+    let c: Client;
+    let authorizationId: string;
+    let webhookEndpointId: string;
+    beforeAll(async () => {
+      c = client(t.app, tenant.keys.sandbox);
+      authorizationId = (await c.create(createBody(tenant)).expect(201)).body.id;
+      webhookEndpointId = (
+        await request(t.app)
+          .post('/v1/webhook-endpoints')
+          .set(auth)
+          .send({ url: 'http://localhost:9999/hooks', enabledEvents: ['*'], description: 'receiver' })
+          .expect(201)
+      ).body.id;
+    });
+
+    type Case = {
+      method: 'post' | 'patch';
+      path: () => string;
+      ifMatch?: string;
+      body: string | (() => string);
+      at: string[];
+    };
+    const cases = UNSTORABLE.flatMap(([what, escape]): Array<[string, Case]> => [
+      [
+        `${what} in an answer value`,
+        {
+          method: 'patch',
+          path: () => `${BASE}/${authorizationId}/answers`,
+          ifMatch: '"1"',
+          body: answersWith(`{"valueString":"a${escape}b"}`),
+          at: [...ANSWER_AT, 'valueString'],
+        },
+      ],
+      [
+        `${what} in an answer's key name`,
+        {
+          method: 'patch',
+          path: () => `${BASE}/${authorizationId}/answers`,
+          ifMatch: '"1"',
+          body: answersWith(`{"valueString":"a","value${escape}String":"b"}`),
+          at: ANSWER_AT,
+        },
+      ],
+      [
+        `${what} in a file name`,
+        {
+          method: 'post',
+          path: () => '/v1/files',
+          body: `{"fileName":"a${escape}.pdf","contentType":"application/pdf","sizeBytes":10,"purpose":"authorization_attachment"}`,
+          at: ['body', 'fileName'],
+        },
+      ],
+      [
+        `${what} in a webhook endpoint's url`,
+        {
+          method: 'post',
+          path: () => '/v1/webhook-endpoints',
+          body: `{"url":"http://localhost:9999/a${escape}b","enabledEvents":["*"]}`,
+          at: ['body', 'url'],
+        },
+      ],
+      [
+        `${what} in a webhook endpoint's events (an array)`,
+        {
+          method: 'post',
+          path: () => '/v1/webhook-endpoints',
+          body: `{"url":"http://localhost:9999/hooks","enabledEvents":["authorization.created${escape}"]}`,
+          at: ['body', 'enabledEvents', '0'],
+        },
+      ],
+      [
+        `${what} in a webhook endpoint's new description`,
+        {
+          method: 'patch',
+          path: () => `/v1/webhook-endpoints/${webhookEndpointId}`,
+          ifMatch: '"1"',
+          body: `{"description":"${escape}"}`,
+          at: ['body', 'description'],
+        },
+      ],
+      [
+        `${what} in a payer id`,
+        {
+          method: 'post',
+          path: () => BASE,
+          body: () => JSON.stringify(createBody(tenant)).replace('"payer_uhc"', `"payer_uhc${escape}"`),
+          at: ['body', 'templateSelection', 'payerId'],
+        },
+      ],
+      [
+        `${what} in an attachment's file id`,
+        {
+          method: 'post',
+          path: () => `${BASE}/${authorizationId}/attachments`,
+          ifMatch: '"1"',
+          body: `{"fileId":"a${escape}b","documentTypes":["clinical_notes"]}`,
+          at: ['body', 'fileId'],
+        },
+      ],
+    ]);
+
+    it.each(cases)('refuses %s with 422 at its location, before the database', async (_name, input) => {
+      const req = request(t.app)[input.method](input.path()).set(auth).set('Idempotency-Key', newKey());
+      if (input.ifMatch !== undefined) req.set('If-Match', input.ifMatch);
+      const body = typeof input.body === 'string' ? input.body : input.body();
+      const res = await req.set('Content-Type', 'application/json').send(body);
+      expectValidationIssueAt(res, input.at);
+      expect(res.body.error.issues).toContainEqual({
+        errorType: 'value_error',
+        location: input.at,
+        message: expect.stringMatching(/must not contain NUL characters or unpaired surrogates/),
+      });
+      // Nothing unstorable is echoed back.
+      expect(JSON.stringify(res.body)).not.toMatch(/\\u0000|\\ud[89a-f]/i);
+      // The resources those requests would have changed are as they were.
+      expect((await c.get(authorizationId).expect(200)).body).toMatchObject({ version: 1, attachments: [] });
+      const endpoint = await request(t.app).get(`/v1/webhook-endpoints/${webhookEndpointId}`).set(auth);
+      expect(endpoint.body).toMatchObject({ version: 1, description: 'receiver' });
+    });
+
+    it('stores and returns valid surrogate pairs and the control characters PostgreSQL accepts', async () => {
+      const id = (await c.create(createBody(tenant)).expect(201)).body.id;
+      const values = ['😀', '\ud83d\ude00 smile', 'tab\there', 'new\nline', 'start\u0001of heading'];
+      for (const [index, value] of values.entries()) {
+        const saved = await c
+          .patch(id, `"${index + 1}"`, {
+            questionnaireResponse: {
+              item: [{ linkId: 'patient.firstName', answer: [{ valueString: value }] }],
+            },
+          })
+          .expect(200);
+        const read = await c.get(id).expect(200);
+        for (const body of [saved.body, read.body]) {
+          const item = body.questionnaireResponse.item.find(
+            (i: { linkId: string }) => i.linkId === 'patient.firstName',
+          );
+          expect(item.answer).toEqual([{ valueString: value }]);
+        }
+      }
+      // The same escapes written in a raw body, as the refused requests were.
+      await request(t.app)
+        .patch(`${BASE}/${id}/answers`)
+        .set(auth)
+        .set('If-Match', `"${values.length + 1}"`)
+        .set('Content-Type', 'application/json')
+        .send(answersWith('{"valueString":"\\ud83d\\ude00\\u0001\\t"}'))
+        .expect(200);
+      const item = (await c.get(id).expect(200)).body.questionnaireResponse.item.find(
+        (i: { linkId: string }) => i.linkId === 'patient.firstName',
+      );
+      expect(item.answer).toEqual([{ valueString: '😀\u0001\t' }]);
     });
   });
 

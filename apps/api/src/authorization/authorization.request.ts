@@ -51,7 +51,7 @@ import { LEGACY_API_VERSION } from '@prior-auth/platform';
 import { Doc, DocRequired, OptionalText } from '../openapi/request-schema';
 import type { ValidationIssue } from '../http/http-error';
 import { PageQuery } from '../http/pagination';
-import { oneOf } from '../http/validation';
+import { oneOf, ValidateNestedEach } from '../http/validation';
 
 /*
  * Request bodies of the authorization endpoints. Every string has a length cap and every array a size cap (the
@@ -215,8 +215,7 @@ export class QuestionnaireResponseItemRequest {
   @IsDefined()
   @IsArray()
   @ArrayMaxSize(MAX_ANSWERS_PER_ITEM)
-  @ValidateNested({ each: true })
-  @Type(() => AnswerRequest)
+  @ValidateNestedEach(() => AnswerRequest)
   answer!: AnswerRequest[];
 }
 
@@ -228,8 +227,7 @@ export class QuestionnaireResponseRequest {
   @IsDefined()
   @IsArray()
   @ArrayMaxSize(MAX_RESPONSE_ITEMS)
-  @ValidateNested({ each: true })
-  @Type(() => QuestionnaireResponseItemRequest)
+  @ValidateNestedEach(() => QuestionnaireResponseItemRequest)
   item!: QuestionnaireResponseItemRequest[];
 }
 

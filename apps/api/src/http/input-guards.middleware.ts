@@ -12,6 +12,8 @@ const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 export const MAX_BODY_DEPTH = 32;
 /** Enough to show the caller what is wrong without answering a huge body with a huge list. */
 const MAX_REPORTED_ISSUES = 20;
+/** What no string of a body may hold: PostgreSQL stores neither, in text or in jsonb. */
+const UNSTORABLE_MESSAGE = 'must not contain NUL characters or unpaired surrogates';
 // C0 controls and DEL: NUL first of all. Node's parser refuses them raw; percent-encoded they would pass.
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
@@ -84,10 +86,23 @@ export const wellFormedRequestTarget: RequestHandler = (req, _res, next) => {
   next(issues.length > 0 ? validationFailed(issues) : undefined);
 };
 
+/** ES2024's String.prototype.isWellFormed (Node >= 20 per engines); the TypeScript lib is ES2023. */
+type WellFormedCheckable = string & { isWellFormed(): boolean };
+
 /**
- * Where a parsed JSON body holds a prototype key (`__proto__`, `constructor`, `prototype`) or nests deeper
- * than MAX_BODY_DEPTH. JSON.parse keeps such keys as plain own properties, so the parsed body is inert; the
- * danger is in what later merges or transforms it. Iterative, so a deep body cannot exhaust the stack.
+ * Whether PostgreSQL can store the string: text and jsonb refuse U+0000, and an unpaired surrogate has no
+ * UTF-8 form (jsonb refuses its escape; node-postgres would silently write U+FFFD into a text column).
+ * Allocates nothing; other control characters (tab, newline, U+0001) are storable and allowed.
+ */
+const isStorable = (text: string): boolean =>
+  !text.includes('\u0000') && (text as WellFormedCheckable).isWellFormed();
+
+/**
+ * Where a parsed JSON body holds a prototype key (`__proto__`, `constructor`, `prototype`), nests deeper
+ * than MAX_BODY_DEPTH, or holds a string (value or key) with NUL or an unpaired surrogate. JSON.parse keeps
+ * prototype keys as plain own properties, so the parsed body is inert; the danger is in what later merges or
+ * transforms it. Strings PostgreSQL cannot store would fail there as a 500. A bad key is reported at its
+ * object's location, so the key itself is not echoed. Iterative, so a deep body cannot exhaust the stack.
  */
 export function hostileBodyIssues(body: unknown): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
@@ -110,6 +125,17 @@ export function hostileBodyIssues(body: unknown): ValidationIssue[] {
           location: [...location, key],
           message: `${key} is not a known field`,
         });
+      } else if (!isStorable(key)) {
+        issues.push({ errorType: 'value_error', location, message: `field names ${UNSTORABLE_MESSAGE}` });
+      } else if (typeof member === 'string') {
+        if (!isStorable(member)) {
+          const at = [...location, key];
+          issues.push({
+            errorType: 'value_error',
+            location: at,
+            message: `${at.slice(1).join('.')} ${UNSTORABLE_MESSAGE}`,
+          });
+        }
       } else if (member !== null && typeof member === 'object') {
         pending.push({ value: member as object, location: [...location, key] });
       }
@@ -119,8 +145,9 @@ export function hostileBodyIssues(body: unknown): ValidationIssue[] {
 }
 
 /**
- * Refuses a body with prototype keys or excessive nesting with 422 at their locations, before any handler
- * transforms it. Mounted after authentication (decision 0012: 401 before request validation).
+ * Refuses a body with prototype keys, excessive nesting or unstorable strings with 422 at their locations,
+ * before any handler transforms or stores it. Mounted after authentication (decision 0012: 401 before
+ * request validation).
  */
 export const safeJsonBody: RequestHandler = (req, _res, next) => {
   const issues = hostileBodyIssues(req.body);

@@ -1,5 +1,5 @@
-import { plainToInstance, type ClassConstructor } from 'class-transformer';
-import { validateSync, type ValidationError } from 'class-validator';
+import { plainToInstance, Type, type ClassConstructor } from 'class-transformer';
+import { IsObject, ValidateNested, validateSync, type ValidationError } from 'class-validator';
 import { HttpError, validationFailed, type ValidationIssue } from './http-error';
 
 export type Location = 'body' | 'query' | 'headers' | 'path';
@@ -8,6 +8,34 @@ export type Location = 'body' | 'query' | 'headers' | 'path';
 export const oneOf = (field: string, values: readonly string[]) => ({
   message: `${field} must be one of ${values.join(', ')}`,
 });
+
+/** The context that marks the element rule of `ValidateNestedEach`: reported at each element it refuses. */
+const EACH_ELEMENT = 'eachElement';
+
+const isJsonObject = (value: unknown): boolean =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * An array of objects of `type`, each validated as that class. `@ValidateNested({ each: true })` alone does not
+ * refuse an element that is itself an array: class-transformer leaves it an array and class-validator walks into
+ * it as a nested array, so `[[]]` passed as a list of objects. Here every element that is not a JSON object
+ * (an array, `null`, a primitive) is a `type_error` at its own location (`item.0`); the elements that are objects
+ * are validated as usual. Use it instead of `@ValidateNested({ each: true })` and `@Type`; `@IsArray` and the
+ * size caps stay on the property. In the generated schema it is `items: {$ref, type: object}`.
+ */
+export function ValidateNestedEach(type: () => ClassConstructor<object>) {
+  const decorators = [
+    IsObject({ each: true, context: { [EACH_ELEMENT]: true } }),
+    ValidateNested({ each: true }),
+    Type(type),
+  ];
+  return (target: object, property: string): void => {
+    for (const decorate of decorators) decorate(target, property);
+  };
+}
+
+const isElementRule = (error: ValidationError, constraint: string): boolean =>
+  error.contexts?.[constraint]?.[EACH_ELEMENT] === true;
 
 // class-validator's constraint names are stable identifiers; expose the common ones as error types.
 const ERROR_TYPES: Record<string, string> = {
@@ -37,7 +65,10 @@ const ERROR_TYPES: Record<string, string> = {
  * only as a type error (its length or pattern mean nothing then), otherwise every rule it breaks.
  */
 function reportable(error: ValidationError): Array<[string, string]> {
-  const constraints = Object.entries(error.constraints ?? {});
+  // The element rule also judges a value that is not an array at all; that value is `@IsArray`'s to report.
+  const constraints = Object.entries(error.constraints ?? {}).filter(
+    ([constraint]) => Array.isArray(error.value) || !isElementRule(error, constraint),
+  );
   const missing = constraints.find(([constraint]) => constraint === 'isDefined');
   if (missing && error.value === undefined) return [missing];
   const typeErrors = constraints.filter(([constraint]) => ERROR_TYPES[constraint] === 'type_error');
@@ -54,18 +85,35 @@ function flatten(
   for (const error of errors) {
     const path = [...parents, error.property];
     const reported = reportable(error);
+    const refusedElements = new Set<string>();
     for (const [constraint, message] of reported) {
+      if (isElementRule(error, constraint)) {
+        (error.value as unknown[]).forEach((element, index) => {
+          if (isJsonObject(element)) return;
+          refusedElements.add(String(index));
+          out.push({
+            errorType: 'type_error',
+            location: [location, ...path, String(index)],
+            message: `${error.property}[${index}] must be an object`,
+          });
+        });
+        continue;
+      }
       out.push({
         errorType: ERROR_TYPES[constraint] ?? constraint,
         location: [location, ...path],
         message: constraint === 'whitelistValidation' ? `${path.join('.')} is not a known field` : message,
       });
     }
-    // Fields inside a value that is missing or of the wrong type are not worth reporting one by one.
+    // Fields inside a value that is missing or of the wrong type are not worth reporting one by one; inside
+    // an array whose elements were refused, those of the other elements still are.
     const wholeValueRefused = reported.some(
-      ([constraint]) => ERROR_TYPES[constraint] === 'missing' || ERROR_TYPES[constraint] === 'type_error',
+      ([constraint]) =>
+        !isElementRule(error, constraint) &&
+        (ERROR_TYPES[constraint] === 'missing' || ERROR_TYPES[constraint] === 'type_error'),
     );
-    if (!wholeValueRefused && error.children?.length) flatten(error.children, location, path, out);
+    const children = (error.children ?? []).filter((child) => !refusedElements.has(child.property));
+    if (!wholeValueRefused && children.length > 0) flatten(children, location, path, out);
   }
 }
 
