@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -38,6 +38,19 @@ function chunked(bytes: Buffer, chunk = 1024): Readable {
 }
 
 const tempFiles = async (): Promise<string[]> => readdir(join(root, '.tmp')).catch(() => []);
+
+/** Polls the store's temporary folder (never a fixed sleep) until its one file holds `bytes` bytes. */
+async function tempFileHolding(bytes: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const files = await tempFiles();
+    const size =
+      files.length === 1 ? (await stat(join(root, '.tmp', files[0]!)).catch(() => null))?.size : undefined;
+    if (size === bytes) return;
+    if (Date.now() > deadline) throw new Error(`no temporary file of ${bytes} bytes (found ${files.length})`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 
 describe('FsBlobStore', () => {
   it('stores a streamed upload under the key; stat, readHead and checksum read it back', async () => {
@@ -118,8 +131,9 @@ describe('FsBlobStore', () => {
   it('treats a source closed before its end as interrupted', async () => {
     const source = new PassThrough();
     const writing = store.write(KEY, source, { maxBytes: 1000 });
-    source.write(Buffer.from('%PDF-1.7 partial'));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    const partial = Buffer.from('%PDF-1.7 partial');
+    source.write(partial);
+    await tempFileHolding(partial.length);
     source.destroy();
     await expect(writing).rejects.toBeInstanceOf(BlobUploadInterruptedError);
     await expect(store.stat(KEY)).resolves.toBeNull();
@@ -130,9 +144,8 @@ describe('FsBlobStore', () => {
     const source = new PassThrough();
     const writing = store.write(KEY, source, { maxBytes: PDF.length });
     source.write(PDF.subarray(0, 1000));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await tempFileHolding(1000);
     await expect(store.stat(KEY)).resolves.toBeNull();
-    expect(await tempFiles()).toHaveLength(1);
     source.end(PDF.subarray(1000));
     await writing;
     await expect(store.stat(KEY)).resolves.toEqual({ sizeBytes: PDF.length });
