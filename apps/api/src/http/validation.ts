@@ -21,7 +21,7 @@ const isJsonObject = (value: unknown): boolean =>
  * it as a nested array, so `[[]]` passed as a list of objects. Here every element that is not a JSON object
  * (an array, `null`, a primitive) is a `type_error` at its own location (`item.0`); the elements that are objects
  * are validated as usual. Use it instead of `@ValidateNested({ each: true })` and `@Type`; `@IsArray` and the
- * size caps stay on the property. In the generated schema it is `items: {$ref, type: object}`.
+ * size caps stay on the property. The generated schema is unchanged: each element is the class's schema.
  */
 export function ValidateNestedEach(type: () => ClassConstructor<object>) {
   const decorators = [
