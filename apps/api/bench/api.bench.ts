@@ -377,10 +377,10 @@ async function growTable(total: number): Promise<number> {
     // Column by column from one seeded row (no per-row JSON work), with small documents in the copies.
     const columns = (
       (await dataSource.query(
-        `SELECT column_name AS name, data_type AS type FROM information_schema.columns
+        `SELECT column_name AS name FROM information_schema.columns
          WHERE table_schema = current_schema() AND table_name = 'authorizations' ORDER BY ordinal_position`,
-      )) as Array<{ name: string; type: string }>
-    ).map(({ name, type }) => ({
+      )) as Array<{ name: string }>
+    ).map(({ name }) => ({
       name,
       value:
         name === 'id'
@@ -389,8 +389,8 @@ async function growTable(total: number): Promise<number> {
             ? `'org_bench_filler'`
             : name === 'review_snapshot_id'
               ? 'NULL'
-              : ['questionnaire', 'questionnaire_response', 'requirements'].includes(name) && type === 'jsonb'
-                ? `'{}'::jsonb`
+              : ['questionnaire', 'questionnaire_response', 'requirements'].includes(name)
+                ? `'{}'`
                 : `a.${name}`,
     }));
     await dataSource.transaction(async (manager) => {

@@ -69,13 +69,22 @@ function toLoadedRow(selected: SelectedRow): LoadedRow {
 }
 
 /**
+ * The row but its questionnaire as one JSON object. Its documents are `json` columns (decision 0054), which
+ * `json_build_object` embeds as stored; `to_jsonb` would parse each of them first.
+ */
+const ROW_WITHOUT_QUESTIONNAIRE = `json_build_object(${Object.keys(AuthorizationEntity.options.columns)
+  .filter((column) => column !== 'questionnaire')
+  .map((column) => `'${column}', a.${column}`)
+  .join(', ')})`;
+
+/**
  * Every read of authorizations, `$1`/`$2` the tenant: the row, its attachments and its current snapshot in one
  * round trip, so a read is one query on an index whatever the table's size (docs/performance.md). The
  * questionnaire comes as text, parsed once per distinct template (`questionnaireFromText`); the rest of the
  * row as one JSON document, which the driver parses in one call instead of one parser per column.
  */
 const LOADED_COLUMNS: Record<keyof SelectedRow, string> = {
-  loaded_row: `to_jsonb(a) - 'questionnaire'`,
+  loaded_row: ROW_WITHOUT_QUESTIONNAIRE,
   questionnaire: 'a.questionnaire::text',
   loaded_attachments: `COALESCE((SELECT json_agg(t ORDER BY t.position) FROM authorization_attachments t
       WHERE t.organization_id = a.organization_id AND t.environment = a.environment

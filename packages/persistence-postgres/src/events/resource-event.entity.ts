@@ -39,7 +39,7 @@ export const ResourceEventEntity = new EntitySchema<ResourceEventRow>({
     type: { type: 'text' },
     authorization_id: { type: 'text', nullable: true },
     created_at: { type: 'timestamptz' },
-    snapshot: { type: 'jsonb', nullable: true },
+    snapshot: { type: 'json', nullable: true },
     snapshot_event_id: { type: 'text', nullable: true },
   },
 });

@@ -20,6 +20,7 @@ import { ReplaySegments1763767000000 } from './1763767000000-replay-segments';
 import { SharedEventSnapshots1763768000000 } from './1763768000000-shared-event-snapshots';
 import { DomainEventsInAuditLog1763769000000 } from './1763769000000-domain-events-in-audit-log';
 import { UncompressedCaseDocuments1763770000000 } from './1763770000000-uncompressed-case-documents';
+import { CaseDocumentsAsJson1763771000000 } from './1763771000000-case-documents-as-json';
 
 /** Every committed migration, oldest first. Listed explicitly so builds never depend on file globbing. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   SharedEventSnapshots1763768000000,
   DomainEventsInAuditLog1763769000000,
   UncompressedCaseDocuments1763770000000,
+  CaseDocumentsAsJson1763771000000,
 ];

@@ -4,6 +4,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import { createDataSource } from '../database/data-source';
 import { migrate } from '../database/migration-runner';
 import { DomainEventsInAuditLog1763769000000 } from './1763769000000-domain-events-in-audit-log';
+import { CaseDocumentsAsJson1763771000000 } from './1763771000000-case-documents-as-json';
 import { MIGRATIONS } from './index';
 
 const TABLES = [
@@ -130,6 +131,56 @@ describe('schema migrations', () => {
           ).toEqual([{ compression: null, length: 6000 }]);
         });
       }),
+    MIGRATIONS_TIMEOUT_MS,
+  );
+
+  it(
+    'keep the case documents as json (decision 0054), and the documents stored before it as they were',
+    () =>
+      withMigratedDatabase((dataSource) =>
+        rolledBack(dataSource, async (runner) => {
+          const documentTypes = () =>
+            runner.query(
+              `SELECT table_name, data_type, count(*)::int AS columns FROM information_schema.columns
+                WHERE table_schema = 'public' AND data_type IN ('json', 'jsonb')
+                  AND (table_name = 'authorizations' OR (table_name = 'events' AND column_name = 'snapshot'))
+                GROUP BY table_name, data_type ORDER BY table_name`,
+            );
+          expect(await documentTypes()).toEqual([
+            { table_name: 'authorizations', data_type: 'json', columns: 11 },
+            { table_name: 'events', data_type: 'json', columns: 1 },
+          ]);
+          const migration = new CaseDocumentsAsJson1763771000000();
+          await migration.down(runner);
+          expect(await documentTypes()).toEqual([
+            { table_name: 'authorizations', data_type: 'jsonb', columns: 11 },
+            { table_name: 'events', data_type: 'jsonb', columns: 1 },
+          ]);
+          // A snapshot written as jsonb before the migration reads back the same after it.
+          const snapshot = {
+            kind: 'authorization',
+            authorization: { id: 'auth_1', note: 'é 🩺 "q"', n: [1, 2.5] },
+          };
+          await runner.query(
+            `INSERT INTO events (id, organization_id, environment, type, authorization_id, created_at, snapshot)
+             VALUES ('evt_1', 'org_1', 'sandbox', 'authorization.created', 'auth_1', now(), $1)`,
+            [JSON.stringify(snapshot)],
+          );
+          await migration.up(runner);
+          expect(await documentTypes()).toEqual([
+            { table_name: 'authorizations', data_type: 'json', columns: 11 },
+            { table_name: 'events', data_type: 'json', columns: 1 },
+          ]);
+          expect(await runner.query(`SELECT snapshot FROM events WHERE id = 'evt_1'`)).toEqual([
+            { snapshot },
+          ]);
+          expect(
+            await runner.query(
+              `SELECT attstorage FROM pg_attribute WHERE attrelid = 'events'::regclass AND attname = 'snapshot'`,
+            ),
+          ).toEqual([{ attstorage: 'e' }]);
+        }),
+      ),
     MIGRATIONS_TIMEOUT_MS,
   );
 

@@ -99,22 +99,23 @@ export interface RowTable<Row> {
   table: string;
   /** Insertable columns in declaration order (identity columns excluded). */
   columns: Array<keyof Row & string>;
-  jsonb: ReadonlySet<string>;
+  /** JSON and JSONB columns: their values are sent as JSON text. */
+  json: ReadonlySet<string>;
 }
 
 export function rowTable<Row>(schema: EntitySchema<Row>): RowTable<Row> {
   const options = schema.options;
   if (!options.tableName) throw new Error(`entity ${options.name} has no tableName`);
   const columns: Array<keyof Row & string> = [];
-  const jsonb = new Set<string>();
+  const json = new Set<string>();
   for (const [name, column] of Object.entries(options.columns) as Array<
     [keyof Row & string, { type?: unknown; generated?: unknown; insert?: boolean } | undefined]
   >) {
     if (!column || column.generated !== undefined || column.insert === false) continue;
     columns.push(name);
-    if (column.type === 'jsonb') jsonb.add(name);
+    if (column.type === 'json' || column.type === 'jsonb') json.add(name);
   }
-  return { table: options.tableName, columns, jsonb };
+  return { table: options.tableName, columns, json };
 }
 
 /**
@@ -132,7 +133,7 @@ export function rememberJson(document: object, text: string): void {
 /** The JSON text recorded for `document` by `rememberJson`, if any. */
 export const rememberedJson = (document: object): string | undefined => knownJson.get(document);
 
-/** A JSONB parameter already serialized: `columnValue` sends `text` as it is. */
+/** A JSON parameter already serialized: `columnValue` sends `text` as it is. */
 export function jsonText(text: string): object {
   const holder = Object.freeze({});
   knownJson.set(holder, text);
@@ -140,12 +141,12 @@ export function jsonText(text: string): object {
 }
 
 /**
- * A parameter for a column. JSONB values are serialized here: node-postgres would turn a JavaScript array
+ * A parameter for a column. JSON and JSONB values are serialized here: node-postgres would turn a JavaScript array
  * into a PostgreSQL array literal, not JSON.
  */
 export function columnValue<Row>(table: RowTable<Row>, row: Row, column: keyof Row & string): unknown {
   const value = row[column];
-  if (!table.jsonb.has(column)) return value;
+  if (!table.json.has(column)) return value;
   if (value === null || value === undefined) return null;
   return (typeof value === 'object' && knownJson.get(value)) || JSON.stringify(value);
 }
@@ -165,7 +166,7 @@ export function insertStatement<Row>(
   const tuples = rows.map((row) => {
     const placeholders = table.columns.map((column) => {
       const value = row[column];
-      const document = table.jsonb.has(column) && typeof value === 'object' && value !== null ? value : null;
+      const document = table.json.has(column) && typeof value === 'object' && value !== null ? value : null;
       if (document !== null && rows.length > 1) {
         const seen = shared.get(column) ?? new Map<object, number>();
         shared.set(column, seen);
