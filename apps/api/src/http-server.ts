@@ -1,7 +1,7 @@
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { BLOB_UPLOAD_ROUTE } from '@prior-auth/blob-storage';
-import { randomBase62 } from '@prior-auth/platform';
+import { loadConfig, randomBase62, type AppConfig } from '@prior-auth/platform';
 import type { Express } from 'express';
 import { errorEnvelope } from './http/error-handler';
 
@@ -17,38 +17,47 @@ export interface RunningServer {
 
 /*
  * How long a request may take to arrive (Node's default `requestTimeout` is 300 s, its `headersTimeout` 60 s).
- * Constants rather than configuration for now; they could move to the platform config next to
- * REQUEST_BODY_LIMIT_BYTES.
  *
  * - JSON requests (every route but the file-bytes upload): their bodies are at most REQUEST_BODY_LIMIT_BYTES
- *   (1 MiB by default, 10 MiB at most), so 30 s once the headers are in is ample (≥ 35 KiB/s for 1 MiB, ≥ 350
- *   KiB/s for 10 MiB); a client that stops sending mid-body is answered 408 instead of holding a socket and a
- *   body-parser for minutes.
- * - File bytes (`PUT /blobs/upload/:token`, up to MAX_FILE_SIZE_BYTES = 25 MiB) keep Node's 300 s bound for the
- *   whole request (≥ 85 KiB/s for 25 MiB): a shorter one would cut legitimate uploads on slow links.
+ *   (1 MiB by default, 10 MiB at most), so REQUEST_BODY_TIMEOUT_MS, 30 s by default, once the headers are in is
+ *   ample (≥ 35 KiB/s for 1 MiB, ≥ 350 KiB/s for 10 MiB); a client that stops sending mid-body is answered 408
+ *   instead of holding a socket and a body-parser for minutes.
+ * - File bytes (`PUT /blobs/upload/:token`, up to MAX_FILE_SIZE_BYTES = 25 MiB) have UPLOAD_REQUEST_TIMEOUT_MS,
+ *   300 s by default as Node's, for the whole request (≥ 85 KiB/s for 25 MiB): a shorter one would cut
+ *   legitimate uploads on slow links. It is Node's server-wide bound, so it caps every request.
  * - Headers are a few KiB: 20 s (Node enforces both of its bounds on a 30 s sweep, so they fire up to 30 s late).
+ *   The upload bound's minimum (30 s) keeps it above this one, as Node requires.
  */
-export const BODY_TIMEOUT_MS = 30_000;
-export const UPLOAD_REQUEST_TIMEOUT_MS = 300_000;
 export const HEADERS_TIMEOUT_MS = 20_000;
 
 export interface ListenOptions {
   /** How long a request other than a file-bytes upload may take to arrive in full once its headers are in. */
-  bodyTimeoutMs?: number;
+  bodyTimeoutMs: number;
+  /** How long any request, a file-bytes upload included, may take to arrive in full. */
+  uploadTimeoutMs: number;
 }
+
+/** The server's bounds from the configuration (REQUEST_BODY_TIMEOUT_MS, UPLOAD_REQUEST_TIMEOUT_MS). */
+export const listenOptions = (
+  config: Pick<AppConfig, 'REQUEST_BODY_TIMEOUT_MS' | 'UPLOAD_REQUEST_TIMEOUT_MS'>,
+): ListenOptions => ({
+  bodyTimeoutMs: config.REQUEST_BODY_TIMEOUT_MS,
+  uploadTimeoutMs: config.UPLOAD_REQUEST_TIMEOUT_MS,
+});
 
 export function listen(
   app: Express,
   port: number,
   host: string,
-  options: ListenOptions = {},
+  options: Partial<ListenOptions> = {},
 ): Promise<RunningServer> {
+  const { bodyTimeoutMs, uploadTimeoutMs } = { ...listenOptions(loadConfig({})), ...options };
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
     server.keepAliveTimeout = 5_000;
-    server.requestTimeout = UPLOAD_REQUEST_TIMEOUT_MS;
+    server.requestTimeout = uploadTimeoutMs;
     server.headersTimeout = HEADERS_TIMEOUT_MS;
-    server.on('request', bodyDeadline(options.bodyTimeoutMs ?? BODY_TIMEOUT_MS));
+    server.on('request', bodyDeadline(bodyTimeoutMs));
     server.on('clientError', answerClientError);
     server.once('error', reject);
     server.once('listening', () => {

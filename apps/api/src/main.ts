@@ -14,7 +14,7 @@ import { bootstrapDatabase, startJobBoss } from '@prior-auth/persistence-postgre
 import type { ReadAuditRecorder } from './audit/read-audit.recorder';
 import { createApp } from './app';
 import { buildContainer } from './container';
-import { listen } from './http-server';
+import { listen, listenOptions } from './http-server';
 import { type LiveViewRouterDeps } from './live-view/live-view.routes';
 import { openBlobStorage } from './files/blob-storage';
 import { TOKENS } from './tokens';
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   const jobBoss = await startJobBoss({ connectionString: database.url, role: 'producer' });
   const container = buildContainer({ config, logger, dataSource: database.dataSource, blobStorage, jobBoss });
   const app = createApp(container);
-  const running = await listen(app, config.PORT, config.HOST);
+  const running = await listen(app, config.PORT, config.HOST, listenOptions(config));
   logger.info(
     { host: config.HOST, port: running.port },
     `API listening on http://${config.HOST}:${running.port}`,

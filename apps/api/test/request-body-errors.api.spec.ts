@@ -1,12 +1,12 @@
 import { connect, type Socket } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { createLogger } from '@prior-auth/platform';
+import { createLogger, loadConfig } from '@prior-auth/platform';
 import type { Request, Response } from 'express';
 import request from 'supertest';
 import { DatabaseOutageTracker } from '../src/http/database-outage-tracker';
 import { errorHandler, toErrorResponse } from '../src/http/error-handler';
 import { setRequestContext } from '../src/http/request-context';
-import { listen, type RunningServer } from '../src/http-server';
+import { listen, listenOptions, type RunningServer } from '../src/http-server';
 import { FILES, fileClient, pdfFile, PDF_BYTES, pathOf } from './file-helpers';
 import { createTestApp, type TestApp, type TestTenant } from './test-app';
 
@@ -185,9 +185,9 @@ describe('request bodies the API cannot read', () => {
     afterAll(() => running.close(1_000));
 
     /** A POST announcing 100 bytes of body that sends only the first 12. */
-    const partialPost = (path: string, requestId: string) =>
+    const partialPost = (path: string, requestId: string, port = running.port) =>
       rawSocket(
-        running.port,
+        port,
         [
           `POST ${path} HTTP/1.1`,
           'Host: x',
@@ -241,6 +241,28 @@ describe('request bodies the API cannot read', () => {
       });
       expect(logs().filter((line) => line.msg.startsWith('database unavailable'))).toEqual([]);
       expect(logs().filter((line) => line.requestId === requestId && line.level >= 40)).toEqual([]);
+    });
+
+    it('takes both bounds from the configuration', async () => {
+      const configured = await listen(
+        t.api,
+        0,
+        '127.0.0.1',
+        listenOptions(loadConfig({ REQUEST_BODY_TIMEOUT_MS: '1000', UPLOAD_REQUEST_TIMEOUT_MS: '45000' })),
+      );
+      try {
+        expect(configured.server.requestTimeout).toBe(45_000);
+        expect(running.server.requestTimeout).toBe(loadConfig({}).UPLOAD_REQUEST_TIMEOUT_MS);
+        const requestId = `stall-configured-${Date.now()}`;
+        const started = Date.now();
+        const client = partialPost(FILES, requestId, configured.port);
+        await waitFor('the server to answer and close', client.closed);
+        expect(parseRaw(client.text()).statusLine).toBe('HTTP/1.1 408 Request Timeout');
+        // Cut by the configured second, not by the default 30 s nor the test's 300 ms.
+        expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+      } finally {
+        await configured.close(1_000);
+      }
     });
 
     it('does not cut a file-bytes upload at the JSON bound', async () => {

@@ -43,6 +43,10 @@ export const configSchema = z.object({
     .refine((value) => /^(file|s3):\/\//.test(value), 'must start with file:// or s3://')
     .optional(),
   REQUEST_BODY_LIMIT_BYTES: integer(1024, 10 * 1024 * 1024).default('1048576'),
+  // How long a request's body may take to arrive once its headers are in, file-byte uploads aside: 408 beyond.
+  REQUEST_BODY_TIMEOUT_MS: integer(1_000, 600_000).default('30000'),
+  // How long a file-byte upload (`PUT /blobs/upload/:token`, up to 25 MiB) may take to arrive in full.
+  UPLOAD_REQUEST_TIMEOUT_MS: integer(30_000, 3_600_000).default('300000'),
   SANDBOX_DECISION_DELAY_SECONDS: integer(0, 3600).default('2'),
   // A system Chromium for the payer-portal browser; unset → the one packaged with the adapter.
   BROWSER_EXECUTABLE_PATH: z
