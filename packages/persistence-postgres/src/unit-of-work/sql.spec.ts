@@ -61,4 +61,24 @@ describe('columnValue', () => {
     expect(columnValue(NOTES, { id: 'a', body: { b: 2, a: 1 }, title: 't' }, 'body')).toBe('{"b":2,"a":1}');
     expect(columnValue(NOTES, { id: 'a', body: null, title: 't' }, 'body')).toBeNull();
   });
+
+  it('serializes a `json` column as it does a `jsonb` one (decision 0054), arrays included', () => {
+    const jsonNotes = rowTable(
+      new EntitySchema<NoteRow>({
+        name: 'json_note',
+        tableName: 'json_notes',
+        columns: {
+          id: { type: 'text', primary: true },
+          body: { type: 'json', nullable: true },
+          title: { type: 'text' },
+        },
+      }),
+    );
+    // node-postgres would send an array as a PostgreSQL array literal: `{}` for an empty one.
+    expect(columnValue(jsonNotes, { id: 'a', body: [], title: 't' }, 'body')).toBe('[]');
+    expect(columnValue(jsonNotes, { id: 'a', body: [{ code: 'x' }], title: 't' }, 'body')).toBe(
+      '[{"code":"x"}]',
+    );
+    expect(columnValue(jsonNotes, { id: 'a', body: [], title: 't' }, 'title')).toBe('t');
+  });
 });
