@@ -7,17 +7,20 @@ interface NoteRow {
   title: string;
 }
 
-const NOTES = rowTable(
-  new EntitySchema<NoteRow>({
-    name: 'note',
-    tableName: 'notes',
-    columns: {
-      id: { type: 'text', primary: true },
-      body: { type: 'jsonb', nullable: true },
-      title: { type: 'text' },
-    },
-  }),
-);
+const notesTable = (bodyType: 'json' | 'jsonb') =>
+  rowTable(
+    new EntitySchema<NoteRow>({
+      name: 'note',
+      tableName: 'notes',
+      columns: {
+        id: { type: 'text', primary: true },
+        body: { type: bodyType, nullable: true },
+        title: { type: 'text' },
+      },
+    }),
+  );
+
+const NOTES = notesTable('jsonb');
 
 describe('insertStatement', () => {
   it('sends a JSON document shared by several rows once, under one placeholder', () => {
@@ -63,17 +66,7 @@ describe('columnValue', () => {
   });
 
   it('serializes a `json` column as it does a `jsonb` one (decision 0054), arrays included', () => {
-    const jsonNotes = rowTable(
-      new EntitySchema<NoteRow>({
-        name: 'json_note',
-        tableName: 'json_notes',
-        columns: {
-          id: { type: 'text', primary: true },
-          body: { type: 'json', nullable: true },
-          title: { type: 'text' },
-        },
-      }),
-    );
+    const jsonNotes = notesTable('json');
     // node-postgres would send an array as a PostgreSQL array literal: `{}` for an empty one.
     expect(columnValue(jsonNotes, { id: 'a', body: [], title: 't' }, 'body')).toBe('[]');
     expect(columnValue(jsonNotes, { id: 'a', body: [{ code: 'x' }], title: 't' }, 'body')).toBe(
