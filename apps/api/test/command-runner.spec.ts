@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { DomainError } from '@prior-auth/domain';
 import {
+  CommitRefusedError,
   DatabaseUnavailableError,
   IdempotencyClaimLostError,
   InvalidCursorError,
@@ -19,11 +20,16 @@ import { errorHandler, toErrorResponse } from '../src/http/error-handler';
 import { requestContext } from '../src/http/request-context';
 import { requestIdMiddleware } from '../src/http/request-id.middleware';
 
-/** The runner on fakes: which store calls happen for each kind of outcome, and in which transaction. */
+/**
+ * The runner on fakes: which store calls happen for each kind of outcome, and in which transaction. The fake
+ * transaction models a deferred one (decision 0055): for a command that `reads`, it opens (running `opened`,
+ * the claim) before the handler; for one that only writes, its one statement is refused unless the key was free.
+ */
 function harness(
   claim: ClaimResult,
   handler: (tx: PostgresTransaction) => Promise<CommandResult>,
   complete?: () => Promise<void>,
+  command: 'reads' | 'only writes' = 'reads',
 ) {
   const calls = {
     claimedIn: [] as PostgresTransaction[],
@@ -43,9 +49,18 @@ function harness(
     },
   } as unknown as PostgresIdempotencyStore;
   const transactions = {
-    run: async <T>(work: (tx: PostgresTransaction) => Promise<T>) => {
+    run: async <T>(
+      work: (tx: PostgresTransaction) => Promise<T>,
+      _metadata: unknown,
+      options: { opened?: (tx: PostgresTransaction) => Promise<void> } = {},
+    ) => {
       calls.transactions += 1;
-      return work(commandTransaction);
+      if (options.opened && command === 'reads') await options.opened(commandTransaction);
+      const result = await work(commandTransaction);
+      if (options.opened && command === 'only writes' && claim.kind !== 'claimed') {
+        throw new CommitRefusedError(new Error('the key was not free'));
+      }
+      return result;
     },
   } as unknown as TypeOrmTransactions;
   const logger = createLogger({ name: 'test', level: 'silent' });
@@ -175,6 +190,75 @@ describe('CommandRunner', () => {
     expect(calls.transactions).toBe(1);
     expect(calls.claimedIn).toEqual([]);
     expect(calls.complete).toEqual([]);
+  });
+
+  describe('a command that only writes (one statement, decision 0055)', () => {
+    const replay: ClaimResult = { kind: 'replay', status: 202, headers: { ETag: '"9"' }, body: '{"x": 1}' };
+
+    it('commits with its answer, claiming nothing first', async () => {
+      const { app, calls } = harness(claimed, ok, undefined, 'only writes');
+      const res = await request(app).post('/x').set('Idempotency-Key', 'k').send({}).expect(201);
+      expect(res.text).toBe('{"id":"a"}');
+      expect(calls.claimedIn).toEqual([]);
+      expect(calls.completedIn).toEqual([commandTransaction]);
+      expect(calls.transactions).toBe(1);
+    });
+
+    it('runs again, claiming first, when its statement was refused: the stored answer is replayed', async () => {
+      let runs = 0;
+      const { app, calls } = harness(
+        replay,
+        async () => {
+          runs += 1;
+          return ok();
+        },
+        undefined,
+        'only writes',
+      );
+      const res = await request(app).post('/x').set('Idempotency-Key', 'k').send({}).expect(202);
+      expect(res.text).toBe('{"x": 1}');
+      expect(res.headers['idempotent-replayed']).toBe('true');
+      expect(runs).toBe(1);
+      expect(calls.claimedIn).toEqual([commandTransaction]);
+      expect(calls.transactions).toBe(2);
+    });
+
+    it('answers idempotency_key_in_use and idempotency_key_reused after a refused statement', async () => {
+      const answer = (claim: ClaimResult) =>
+        request(harness(claim, ok, undefined, 'only writes').app)
+          .post('/x')
+          .set('Idempotency-Key', 'k')
+          .send({})
+          .expect(409);
+      expect((await answer({ kind: 'in_flight' })).body.error.code).toBe('idempotency_key_in_use');
+      expect((await answer({ kind: 'mismatch' })).body.error.code).toBe('idempotency_key_reused');
+    });
+
+    it('stores a domain refusal met before the key was claimed only once the key is claimed', async () => {
+      let runs = 0;
+      const { app, calls } = harness(
+        claimed,
+        async () => {
+          runs += 1;
+          throw new DomainError('review_stale', 'stale');
+        },
+        undefined,
+        'only writes',
+      );
+      const res = await request(app).post('/x').set('Idempotency-Key', 'k').send({}).expect(409);
+      expect(res.body.error.code).toBe('review_stale');
+      expect(runs).toBe(2);
+      expect(calls.claimedIn).toEqual([commandTransaction]);
+      expect(calls.completedIn).toEqual([undefined]);
+      expect(calls.complete[0]!.body).toBe(res.text);
+    });
+
+    it('runs a command without a key again in an ordinary transaction when its statement was refused', async () => {
+      const { app, calls } = harness({ kind: 'mismatch' }, ok, undefined, 'only writes');
+      await request(app).post('/x').send({}).expect(201);
+      expect(calls.transactions).toBe(2);
+      expect(calls.claimedIn).toEqual([]);
+    });
   });
 
   it('fingerprints method, operation, parameters, canonical body and If-Match', () => {

@@ -48,6 +48,44 @@ describe('Idempotency-Key (decision 0023)', () => {
     expect(await countRows(t.dataSource, 'authorizations', tenant.organizationId)).toBe(1);
   });
 
+  it("commits a create, its answer and the key's lock as one statement, with no transaction around it", async () => {
+    const { tenant, c } = await freshTenant();
+    // The first create of a process reads the payer catalog, which is then cached.
+    await c.create(createBody(tenant), newKey()).expect(201);
+    const sent = await recordStatements(() => c.create(createBody(tenant), newKey()).expect(201));
+    const create = sent.filter((sql) => sql.includes('INSERT INTO authorizations'));
+    expect(create).toHaveLength(1);
+    expect(create[0]).toContain('INSERT INTO idempotency_records');
+    expect(create[0]).toContain('pg_try_advisory_xact_lock');
+    expect(create[0]).toContain('refuse_commit');
+    expect(sent.filter((sql) => /^\s*(START TRANSACTION|BEGIN|COMMIT)/i.test(sql))).toEqual([]);
+  });
+
+  /** Every statement the API's pool sends while `work` runs (other tests' requests in this file run in turn). */
+  async function recordStatements(work: () => Promise<unknown>): Promise<string[]> {
+    type Queryable = { query: (...args: unknown[]) => unknown };
+    const pool = (t.dataSource.driver as unknown as { master: { on: Function; off: Function } }).master;
+    const sent: string[] = [];
+    const wrapped = new Map<Queryable, Queryable['query']>();
+    const record = (client: Queryable) => {
+      if (wrapped.has(client)) return;
+      const query = client.query;
+      wrapped.set(client, query);
+      client.query = (...args: unknown[]) => {
+        sent.push(typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: string })?.text));
+        return query.apply(client, args);
+      };
+    };
+    pool.on('acquire', record);
+    try {
+      await work();
+    } finally {
+      pool.off('acquire', record);
+      for (const [client, query] of wrapped) client.query = query;
+    }
+    return sent;
+  }
+
   it('answers idempotency_key_reused for the same key with another body, and changes nothing', async () => {
     const { tenant, c } = await freshTenant();
     const key = newKey();

@@ -1,11 +1,16 @@
 import { createHash } from 'node:crypto';
 import { isDomainError, type DomainError } from '@prior-auth/domain';
 import {
+  commitWrites,
+  CommitRefusedError,
   flushWrites,
   IdempotencyClaimLostError,
+  type ClaimRequest,
+  type ClaimResult,
   type PostgresIdempotencyStore,
   type PostgresTransaction,
   type StoredResponse,
+  type TransactionMetadata,
   type TypeOrmTransactions,
 } from '@prior-auth/persistence-postgres';
 import type { Request, Response } from 'express';
@@ -50,11 +55,15 @@ const HOLD_WRITES = { holdWrites: true } as const;
 type Outcome = { replayed: boolean; response: StoredResponse };
 
 /**
- * Decision 0023, implemented once for every command (decision 0053 for where the key is claimed):
+ * Decision 0023, implemented once for every command (decisions 0053 and 0055 for where the key is claimed):
  *
  * 1. The caller validates the request (headers, body, If-Match syntax) before calling `run`: those failures
  *    are never stored, and no key is claimed for them.
- * 2. The runner opens the command's transaction. With a key, it first claims the key there
+ * 2. The runner runs the command in a transaction that opens with its first statement (`deferred`). A command
+ *    that sends nothing but its writes commits them, its answer and the key's lock as one statement of their
+ *    own; when that statement is refused, or the domain refuses the command before it claimed the key, the
+ *    command runs again as below, which gives every answer that is not a plain success.
+ *    Otherwise, and with a key, the runner claims the key first in the command's transaction
  *    (`PostgresIdempotencyStore.claim`, an advisory lock that lasts as long as the transaction, and the key's
  *    record): completed with the same fingerprint → the stored status, headers and body, byte for byte, with
  *    `Idempotent-Replayed: true`; another fingerprint → 409 idempotency_key_reused; another request holds it →
@@ -77,23 +86,23 @@ export class CommandRunner {
     @inject(TOKENS.Transactions) private readonly transactions: TypeOrmTransactions,
   ) {}
 
-  async run(
-    req: Request,
-    res: Response,
-    spec: CommandSpec,
-    handler: (tx: PostgresTransaction) => Promise<CommandResult>,
-  ): Promise<void> {
+  async run(req: Request, res: Response, spec: CommandSpec, handler: Handler): Promise<void> {
     const context = requestContext(req);
     const metadata = {
       actor: `api_key:${context.auth?.apiKeyId ?? 'unknown'}`,
       requestId: context.requestId,
     };
     if (spec.idempotencyKey === null) {
-      send(res, await this.transactions.run(async (tx) => render(await handler(tx)), metadata, HOLD_WRITES));
+      const attempt = (deferred: boolean) =>
+        this.transactions.run(async (tx) => render(await handler(tx)), metadata, {
+          ...HOLD_WRITES,
+          ...(deferred ? { opened: nothingMore } : {}),
+        });
+      send(res, await attempt(true).catch(againIfRefused(() => attempt(false))));
       return;
     }
 
-    const request = {
+    const request: ClaimRequest = {
       scope: scopeOf(req),
       key: spec.idempotencyKey,
       fingerprint: fingerprint(req.method, spec),
@@ -101,48 +110,9 @@ export class CommandRunner {
     };
     let outcome: Outcome;
     try {
-      outcome = await this.transactions
-        .run(
-          async (tx): Promise<Outcome> => {
-            const claim = await this.store.claim(tx, request);
-            if (claim.kind === 'replay') return { replayed: true, response: claim };
-            if (claim.kind === 'mismatch') {
-              throw new HttpError(
-                409,
-                'idempotency_key_reused',
-                'This Idempotency-Key was already used for a different request; use a new key for a new request.',
-              );
-            }
-            if (claim.kind === 'in_flight') throw keyInUse();
-            try {
-              const response = render(await handler(tx));
-              await this.store.complete({ ...request, response, now: new Date() }, tx);
-              // The command's held writes and its stored answer go out as one statement; a write refused there
-              // (a version that moved on) is a refusal like one the handler met.
-              await flushWrites(tx.manager);
-              return { replayed: false, response };
-            } catch (error) {
-              // Rolls back whatever the refused command wrote before it was refused.
-              if (isDomainError(error)) throw new Refusal(error);
-              throw error;
-            }
-          },
-          metadata,
-          HOLD_WRITES,
-        )
-        .catch(async (error: unknown): Promise<Outcome> => {
-          if (!(error instanceof Refusal)) throw error;
-          // The domain refused the command: that answer is the key's result too (decision 0023), stored by
-          // itself once the command's transaction is rolled back.
-          const rendered = toErrorResponse(error.refusal, context.requestId);
-          const response = {
-            status: rendered.status,
-            headers: rendered.headers,
-            body: JSON.stringify(rendered.body),
-          };
-          await this.store.complete({ ...request, response, now: new Date() });
-          return { replayed: false, response };
-        });
+      outcome =
+        (await this.deferred(request, handler, metadata, context.requestId)) ??
+        (await this.claimFirst(request, handler, metadata, context.requestId));
     } catch (error) {
       // Another request answered the key while this one ran: the retry replays that answer.
       if (error instanceof IdempotencyClaimLostError) throw keyInUse();
@@ -150,6 +120,138 @@ export class CommandRunner {
     }
     if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
     send(res, outcome.response);
+  }
+
+  /**
+   * The command first, its key checked at the end (decision 0055): a command that sends nothing but its writes
+   * commits them, its answer and the key's lock as one statement; one that reads claims the key when its
+   * transaction opens, with its first read. Null when the command must run again with the key claimed first:
+   * its one statement was refused (the key has an answer, or is held, or a version moved on), or the domain
+   * refused it before it claimed the key.
+   */
+  private async deferred(
+    request: ClaimRequest,
+    handler: Handler,
+    metadata: TransactionMetadata,
+    requestId: string,
+  ): Promise<Outcome | null> {
+    let claimed = false;
+    try {
+      return await this.transactions.run(
+        async (tx): Promise<Outcome> => {
+          const response = await this.execute(request, handler, tx, commitWrites);
+          return { replayed: false, response };
+        },
+        metadata,
+        {
+          ...HOLD_WRITES,
+          opened: async (tx) => {
+            const claim = await this.store.claim(tx, request);
+            if (claim.kind !== 'claimed') throw new NotClaimed(claim);
+            claimed = true;
+          },
+        },
+      );
+    } catch (error) {
+      if (error instanceof NotClaimed) return claimOutcome(error.claim);
+      if (error instanceof CommitRefusedError) return null;
+      if (error instanceof Refusal) return claimed ? this.refused(request, error, requestId) : null;
+      throw error;
+    }
+  }
+
+  /** The key claimed first, in the command's transaction, then the command (decision 0053). */
+  private async claimFirst(
+    request: ClaimRequest,
+    handler: Handler,
+    metadata: TransactionMetadata,
+    requestId: string,
+  ): Promise<Outcome> {
+    try {
+      return await this.transactions.run(
+        async (tx): Promise<Outcome> => {
+          const claim = await this.store.claim(tx, request);
+          if (claim.kind !== 'claimed') return claimOutcome(claim);
+          // The command's held writes and its stored answer go out as one statement before `COMMIT`.
+          const response = await this.execute(request, handler, tx, flushWrites);
+          return { replayed: false, response };
+        },
+        metadata,
+        HOLD_WRITES,
+      );
+    } catch (error) {
+      if (error instanceof Refusal) return this.refused(request, error, requestId);
+      throw error;
+    }
+  }
+
+  /**
+   * Runs the handler and holds its answer with its writes; a domain refusal, met in the handler or when the
+   * writes are sent (a version that moved on), becomes a Refusal, which rolls the transaction back.
+   */
+  private async execute(
+    request: ClaimRequest,
+    handler: Handler,
+    tx: PostgresTransaction,
+    send: (manager: PostgresTransaction['manager']) => Promise<void>,
+  ): Promise<StoredResponse> {
+    try {
+      const response = render(await handler(tx));
+      await this.store.complete({ ...request, response, now: new Date() }, tx);
+      await send(tx.manager);
+      return response;
+    } catch (error) {
+      if (isDomainError(error)) throw new Refusal(error);
+      throw error;
+    }
+  }
+
+  /**
+   * The domain refused the command: that answer is the key's result too (decision 0023), stored by itself once
+   * the command's transaction is rolled back.
+   */
+  private async refused(request: ClaimRequest, error: Refusal, requestId: string): Promise<Outcome> {
+    const rendered = toErrorResponse(error.refusal, requestId);
+    const response = {
+      status: rendered.status,
+      headers: rendered.headers,
+      body: JSON.stringify(rendered.body),
+    };
+    await this.store.complete({ ...request, response, now: new Date() });
+    return { replayed: false, response };
+  }
+}
+
+type Handler = (tx: PostgresTransaction) => Promise<CommandResult>;
+
+/** A deferred transaction with no key has nothing to do when it opens. */
+const nothingMore = async (): Promise<void> => {};
+
+/** Runs the command again the usual way when its one statement was refused (decision 0055). */
+const againIfRefused =
+  <T>(again: () => Promise<T>) =>
+  (error: unknown): Promise<T> => {
+    if (error instanceof CommitRefusedError) return again();
+    throw error;
+  };
+
+/** What a key that was not free answers: its stored answer replayed, or a conflict. */
+function claimOutcome(claim: Exclude<ClaimResult, { kind: 'claimed' }>): Outcome {
+  if (claim.kind === 'replay') return { replayed: true, response: claim };
+  if (claim.kind === 'mismatch') {
+    throw new HttpError(
+      409,
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used for a different request; use a new key for a new request.',
+    );
+  }
+  throw keyInUse();
+}
+
+/** The key was not free when the deferred transaction opened (`CommandRunner.deferred`). */
+class NotClaimed extends Error {
+  constructor(readonly claim: Exclude<ClaimResult, { kind: 'claimed' }>) {
+    super('the idempotency key was not free');
   }
 }
 

@@ -247,10 +247,15 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
         [rows.authorization],
         'ON CONFLICT DO NOTHING RETURNING version',
       );
-      await writeSql(this.manager, insert, async (inserted) => {
-        if (inserted.rowCount === 0)
-          throw new VersionConflictError(0, await this.storedVersion(authorization.id));
-      });
+      await writeSql(
+        this.manager,
+        insert,
+        async (inserted) => {
+          if (inserted.rowCount === 0)
+            throw new VersionConflictError(0, await this.storedVersion(authorization.id));
+        },
+        { expect: 'rows' },
+      );
     } else {
       const update = versionedUpdateStatement(
         AUTHORIZATIONS,
@@ -259,10 +264,15 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
         ['created_at'],
         expected,
       );
-      await writeSql(this.manager, update, async (updated) => {
-        if (updated.rowCount === 0)
-          throw new VersionConflictError(expected, await this.storedVersion(authorization.id));
-      });
+      await writeSql(
+        this.manager,
+        update,
+        async (updated) => {
+          if (updated.rowCount === 0)
+            throw new VersionConflictError(expected, await this.storedVersion(authorization.id));
+        },
+        { expect: 'rows' },
+      );
     }
     const before = expected === null ? undefined : this.stored.get(authorization.id);
     if (before === undefined || rowsKey([rows.reviewSnapshot]) !== rowsKey([before.reviewSnapshot]))

@@ -2,6 +2,7 @@ import type { TenantScope } from '@prior-auth/domain';
 import type { DataSource } from 'typeorm';
 import { openTestDataSource } from '../database/test-database';
 import { TypeOrmTransactions, type PostgresTransaction } from '../unit-of-work/postgres-transaction';
+import { commitWrites, CommitRefusedError } from '../unit-of-work/write-batch';
 import { createTestTenant, uniqueSuffix } from '../unit-of-work/testing/test-tenants';
 import {
   IdempotencyClaimLostError,
@@ -253,5 +254,51 @@ describe('PostgresIdempotencyStore', () => {
 
   it('refuses a retention shorter than 24 hours', () => {
     expect(() => new PostgresIdempotencyStore(dataSource, { retentionMs: 60_000 })).toThrow(/24 hours/);
+  });
+
+  describe('an answer committed alone, the key unclaimed (decision 0055)', () => {
+    /** Stores the answer in a deferred transaction that sends nothing else: one statement that commits. */
+    const answerAlone = (request: ClaimRequest, response: StoredResponse = CREATED) =>
+      transactions.run(
+        async (tx) => {
+          await store.complete({ ...request, response }, tx);
+          await commitWrites(tx.manager);
+        },
+        {},
+        { holdWrites: true, opened: () => Promise.reject(new Error('the transaction was opened')) },
+      );
+
+    it('stores the answer of a free key, which then replays', async () => {
+      await answerAlone(requestFor(scope, key));
+      expect(await claimOnce(scope, key, { now: at(1_000) })).toEqual({ kind: 'replay', ...CREATED });
+    });
+
+    it('is refused, storing nothing, while another transaction holds the key', async () => {
+      const command = await inFlight(requestFor(scope, key));
+      await expect(answerAlone(requestFor(scope, key), { ...CREATED, status: 200 })).rejects.toBeInstanceOf(
+        CommitRefusedError,
+      );
+      await command.commit(CREATED);
+      expect(await claimOnce(scope, key, { now: at(1_000) })).toEqual({ kind: 'replay', ...CREATED });
+    });
+
+    it('is refused when the key has an answer, which stays', async () => {
+      await answerAlone(requestFor(scope, key));
+      await expect(
+        answerAlone(requestFor(scope, key, { fingerprint: 'POST /v1/files sha256:other' }), {
+          ...CREATED,
+          status: 200,
+        }),
+      ).rejects.toBeInstanceOf(CommitRefusedError);
+      expect(await claimOnce(scope, key, { now: at(1_000) })).toEqual({ kind: 'replay', ...CREATED });
+    });
+
+    it('answers over a record past its retention', async () => {
+      await answerAlone(requestFor(scope, key));
+      const later = at(MIN_IDEMPOTENCY_RETENTION_MS + 1);
+      const renewed = { ...CREATED, status: 200 };
+      await answerAlone(requestFor(scope, key, { now: later }), renewed);
+      expect(await claimOnce(scope, key, { now: later })).toEqual({ kind: 'replay', ...renewed });
+    });
   });
 });

@@ -51,6 +51,10 @@ export class IdempotencyClaimLostError extends Error {
  */
 const KEY_LOCK_CLASS = 0x1de7;
 
+/** Takes the key's lock for the transaction, without waiting; $1–$3 are the key, $4 its class. */
+const KEY_LOCK_SQL =
+  "pg_try_advisory_xact_lock($4::int, hashtext($1::text || '/' || $2::text || '/' || $3::text))";
+
 /**
  * A claim written by an earlier version of the service (`state = 'in_flight'`, committed on its own) is presumed
  * dead after this long and answered over; such rows only exist while such a version still runs.
@@ -101,7 +105,7 @@ export class PostgresIdempotencyStore {
       if (runner === undefined) throw new Error("an idempotency claim needs the command's transaction");
       const { rows } = await runPreparedOn<ClaimRow>(
         runner,
-        `SELECT pg_try_advisory_xact_lock($4, hashtext($1 || '/' || $2 || '/' || $3)) AS locked,
+        `SELECT ${KEY_LOCK_SQL} AS locked,
            r.fingerprint, r.state, r.locked_at, r.response_status, r.response_headers, r.response_body,
            r.expires_at
          FROM (SELECT 1) AS one
@@ -166,6 +170,11 @@ export class PostgresIdempotencyStore {
         },
         ({ rowCount }) => {
           if (rowCount !== 1) throw new IdempotencyClaimLostError(request.key);
+        },
+        // Committed alone (decision 0055), the answer is the claim: the key's lock is taken in its statement.
+        {
+          expect: 'rows',
+          condition: { sql: KEY_LOCK_SQL, parameters: [...this.keyParameters(request), KEY_LOCK_CLASS] },
         },
       );
     });

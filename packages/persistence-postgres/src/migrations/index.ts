@@ -21,6 +21,7 @@ import { SharedEventSnapshots1763768000000 } from './1763768000000-shared-event-
 import { DomainEventsInAuditLog1763769000000 } from './1763769000000-domain-events-in-audit-log';
 import { UncompressedCaseDocuments1763770000000 } from './1763770000000-uncompressed-case-documents';
 import { CaseDocumentsAsJson1763771000000 } from './1763771000000-case-documents-as-json';
+import { RefuseCommitFunction1763772000000 } from './1763772000000-refuse-commit-function';
 
 /** Every committed migration, oldest first. Listed explicitly so builds never depend on file globbing. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   DomainEventsInAuditLog1763769000000,
   UncompressedCaseDocuments1763770000000,
   CaseDocumentsAsJson1763771000000,
+  RefuseCommitFunction1763772000000,
 ];

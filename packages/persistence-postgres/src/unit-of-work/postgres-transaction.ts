@@ -27,19 +27,40 @@ export class TypeOrmTransactions {
    * Runs `work` in a new transaction: it commits when `work` resolves and rolls back whole when it throws.
    * `holdWrites`: the writes that need nothing back at once go out together just before the transaction's next
    * statement (`WriteBatch`; an API command's writes and its stored answer become one statement).
+   * `opened` (with `holdWrites`): the transaction opens with its first statement, and `opened` runs right after;
+   * writes that are all it would send commit as one statement of their own instead (`commitWrites`, decision
+   * 0055).
    */
   async run<T>(
     work: (tx: PostgresTransaction) => Promise<T>,
     metadata: TransactionMetadata = {},
-    options: { holdWrites?: boolean } = {},
+    options: { holdWrites?: boolean; opened?: (tx: PostgresTransaction) => Promise<void> } = {},
   ): Promise<T> {
+    // What `DataSource.transaction` does, with the runner in hand before `START TRANSACTION` so it can be deferred.
+    const runner = this.dataSource.createQueryRunner();
+    const tx: PostgresTransaction = { manager: runner.manager, metadata };
     try {
-      return await this.dataSource.transaction((manager) => {
-        if (options.holdWrites && manager.queryRunner) batchWrites(manager.queryRunner);
-        return work({ manager, metadata });
-      });
+      if (options.holdWrites) {
+        const opened = options.opened;
+        batchWrites(runner, opened === undefined ? {} : { opened: () => opened(tx) });
+      }
+      await runner.startTransaction();
+      try {
+        const result = await work(tx);
+        await runner.commitTransaction();
+        return result;
+      } catch (error) {
+        try {
+          await runner.rollbackTransaction();
+        } catch {
+          // The first failure is the one to report; the connection is released (and discarded if broken) below.
+        }
+        throw error;
+      }
     } catch (error) {
       throw translateDatabaseError(error);
+    } finally {
+      await runner.release();
     }
   }
 }

@@ -5,7 +5,7 @@ import { openTestDataSource } from '../database/test-database';
 import { TypeOrmTransactions, type PostgresTransaction } from './postgres-transaction';
 import { createTestTenant, testCursors, uniqueSuffix } from './testing/test-tenants';
 import { TypeOrmUnitOfWork } from './typeorm-unit-of-work';
-import { flushWrites } from './write-batch';
+import { commitWrites, CommitRefusedError, flushWrites, writeSql } from './write-batch';
 
 let dataSource: DataSource;
 let unitOfWork: TypeOrmUnitOfWork;
@@ -22,9 +22,13 @@ afterAll(async () => {
 
 /** Every statement the transaction's connection sends, as its first words. */
 function recordStatements(manager: EntityManager): string[] {
-  const client = (
-    manager.queryRunner as unknown as { databaseConnection: { query: (...a: unknown[]) => unknown } }
-  ).databaseConnection;
+  return recordOn(
+    (manager.queryRunner as unknown as { databaseConnection: { query: (...a: unknown[]) => unknown } })
+      .databaseConnection,
+  );
+}
+
+function recordOn(client: { query: (...a: unknown[]) => unknown }): string[] {
   const sent: string[] = [];
   const query = client.query.bind(client);
   client.query = (...args: unknown[]) => {
@@ -33,6 +37,11 @@ function recordStatements(manager: EntityManager): string[] {
     return query(...args);
   };
   return sent;
+}
+
+/** As `recordStatements`, for a deferred transaction: connects its runner first, which sends nothing. */
+async function recordDeferred(manager: EntityManager): Promise<string[]> {
+  return recordOn((await manager.queryRunner!.connect()) as { query: (...a: unknown[]) => unknown });
 }
 
 const created = (arranged: Arranged): DomainEventEnvelope[] => [
@@ -59,6 +68,179 @@ async function counts(organizationId: string, authorizationId: string) {
 
 const holding = <T>(work: (tx: PostgresTransaction) => Promise<T>) =>
   transactions.run(work, {}, { holdWrites: true });
+
+/** A saved case, and a copy of it loaded before another change moved its version on. */
+async function staleCase() {
+  const scope = await createTestTenant(dataSource);
+  const arranged = arrange(scope, 'requires_confirmation');
+  await unitOfWork.run(scope, async (ports) => {
+    for (const file of arranged.files) await ports.files.save(file);
+    await ports.authorizations.save(arranged.authorization);
+  });
+  const stale = await unitOfWork.run(scope, (ports) =>
+    ports.authorizations.findById(arranged.authorization.id),
+  );
+  await dataSource.query(
+    'UPDATE authorizations SET version = version + 1 WHERE organization_id = $1 AND id = $2',
+    [scope.organizationId, arranged.authorization.id],
+  );
+  return { scope, arranged, stale };
+}
+
+/** A transaction that opens with its first statement (decision 0055); `opened` records that it did. */
+const deferred = <T>(work: (tx: PostgresTransaction) => Promise<T>, opened: string[]) =>
+  transactions.run(
+    work,
+    {},
+    {
+      holdWrites: true,
+      opened: async (tx) => {
+        opened.push('opened');
+        await tx.manager.queryRunner!.query('SELECT 1 AS opened');
+      },
+    },
+  );
+
+describe('deferred transactions (decision 0055)', () => {
+  it('commit writes that are all the transaction sends as one statement, never opening it', async () => {
+    const scope = await createTestTenant(dataSource);
+    const arranged = arrange(scope, 'requires_input');
+    const opened: string[] = [];
+    let sent: string[] = [];
+    await deferred(async (tx) => {
+      sent = await recordDeferred(tx.manager);
+      await unitOfWork.within(tx).run(scope, async (ports) => {
+        await ports.authorizations.save(arranged.authorization);
+        await ports.domainEvents.append(created(arranged));
+      });
+      await commitWrites(tx.manager);
+    }, opened);
+    expect(sent).toEqual(['WITH w0 AS']);
+    expect(opened).toEqual([]);
+    expect(await counts(scope.organizationId, arranged.authorization.id)).toEqual({
+      authorizations: 1,
+      audit: 1,
+    });
+  });
+
+  it('open with their first read, run `opened` first, and commit as usual', async () => {
+    const scope = await createTestTenant(dataSource);
+    const arranged = arrange(scope, 'requires_input');
+    const opened: string[] = [];
+    let sent: string[] = [];
+    await deferred(async (tx) => {
+      sent = await recordDeferred(tx.manager);
+      await unitOfWork.within(tx).run(scope, async (ports) => {
+        await ports.authorizations.save(arranged.authorization);
+        expect(await ports.authorizations.findById(arranged.authorization.id)).not.toBeNull();
+      });
+      await commitWrites(tx.manager);
+    }, opened);
+    expect(opened).toEqual(['opened']);
+    expect(sent[0]).toBe('START TRANSACTION');
+    expect(sent[1]).toBe('SELECT 1 AS');
+    expect(sent[2]).toMatch(/^(WITH w0 AS|INSERT INTO authorizations)$/);
+    expect(sent.at(-1)).toBe('COMMIT');
+    expect(await counts(scope.organizationId, arranged.authorization.id)).toMatchObject({
+      authorizations: 1,
+    });
+  });
+
+  it('open for writes whose result is needed in the transaction', async () => {
+    const scope = await createTestTenant(dataSource);
+    const arranged = arrange(scope, 'requires_input');
+    const opened: string[] = [];
+    const seen: number[] = [];
+    let sent: string[] = [];
+    await deferred(async (tx) => {
+      sent = await recordDeferred(tx.manager);
+      await unitOfWork.within(tx).run(scope, (ports) => ports.authorizations.save(arranged.authorization));
+      const nothing = { sql: 'DELETE FROM idempotency_records WHERE false RETURNING key', parameters: [] };
+      await writeSql(tx.manager, nothing, ({ rowCount }) => {
+        seen.push(rowCount);
+      });
+      await commitWrites(tx.manager);
+    }, opened);
+    expect(opened).toEqual(['opened']);
+    expect(seen).toEqual([0]);
+    expect(sent).toEqual(['START TRANSACTION', 'SELECT 1 AS', 'WITH w0 AS', 'COMMIT']);
+  });
+
+  it('open before held writes are sent early (a later write to their table), so those stay in it', async () => {
+    const { scope, arranged, stale } = await staleCase();
+    const opened: string[] = [];
+    // The stale save rewrites the attachments (a delete, then inserts): the held update goes out early.
+    const outcome = deferred(async (tx) => {
+      await unitOfWork.within(tx).run(scope, async (ports) => {
+        await ports.domainEvents.append(created(arranged));
+        await ports.authorizations.save(stale!);
+      });
+      await commitWrites(tx.manager);
+    }, opened);
+    await expect(outcome).rejects.toBeInstanceOf(VersionConflictError);
+    expect(opened).toEqual(['opened']);
+    expect(await counts(scope.organizationId, arranged.authorization.id)).toMatchObject({ audit: 0 });
+  });
+
+  it('refuse the one statement when a check fails, committing none of it', async () => {
+    const scope = await createTestTenant(dataSource);
+    const arranged = arrange(scope, 'requires_input');
+    const opened: string[] = [];
+    const outcome = deferred(async (tx) => {
+      await unitOfWork.within(tx).run(scope, async (ports) => {
+        await ports.authorizations.save(arranged.authorization);
+        await ports.domainEvents.append(created(arranged));
+      });
+      // A write expected to return a row (as a versioned update is) that returns none.
+      const nothing = { sql: 'DELETE FROM idempotency_records WHERE false RETURNING key', parameters: [] };
+      await writeSql(
+        tx.manager,
+        nothing,
+        () => {
+          throw new Error('not run when committing alone');
+        },
+        { expect: 'rows' },
+      );
+      await commitWrites(tx.manager);
+    }, opened);
+    await expect(outcome).rejects.toBeInstanceOf(CommitRefusedError);
+    expect(opened).toEqual([]);
+    expect(await counts(scope.organizationId, arranged.authorization.id)).toEqual({
+      authorizations: 0,
+      audit: 0,
+    });
+  });
+
+  it('refuse the one statement when a condition does not hold', async () => {
+    const scope = await createTestTenant(dataSource);
+    const arranged = arrange(scope, 'requires_input');
+    const outcome = deferred(async (tx) => {
+      await unitOfWork.within(tx).run(scope, (ports) => ports.authorizations.save(arranged.authorization));
+      const nothing = { sql: 'DELETE FROM idempotency_records WHERE false', parameters: [] };
+      await writeSql(tx.manager, nothing, undefined, {
+        condition: { sql: '$1::boolean', parameters: [false] },
+      });
+      await commitWrites(tx.manager);
+    }, []);
+    await expect(outcome).rejects.toBeInstanceOf(CommitRefusedError);
+    expect(await counts(scope.organizationId, arranged.authorization.id)).toMatchObject({
+      authorizations: 0,
+    });
+  });
+
+  it('send nothing at all when the work fails before its first statement', async () => {
+    const opened: string[] = [];
+    let sent: string[] = [];
+    await expect(
+      deferred(async (tx) => {
+        sent = await recordDeferred(tx.manager);
+        throw new Error('refused before anything was sent');
+      }, opened),
+    ).rejects.toThrow('refused before anything was sent');
+    expect(sent).toEqual([]);
+    expect(opened).toEqual([]);
+  });
+});
 
 describe('held writes (WriteBatch)', () => {
   it("sends a command's writes as one statement, then commits them", async () => {
@@ -149,19 +331,7 @@ describe('held writes (WriteBatch)', () => {
   });
 
   it('still refuses a stale version, when the held update is sent, and commits none of it', async () => {
-    const scope = await createTestTenant(dataSource);
-    const arranged = arrange(scope, 'requires_confirmation');
-    await unitOfWork.run(scope, async (ports) => {
-      for (const file of arranged.files) await ports.files.save(file);
-      await ports.authorizations.save(arranged.authorization);
-    });
-    const stale = await unitOfWork.run(scope, (ports) =>
-      ports.authorizations.findById(arranged.authorization.id),
-    );
-    await dataSource.query(
-      'UPDATE authorizations SET version = version + 1 WHERE organization_id = $1 AND id = $2',
-      [scope.organizationId, arranged.authorization.id],
-    );
+    const { scope, arranged, stale } = await staleCase();
     const outcome = holding(async (tx) => {
       await unitOfWork.within(tx).run(scope, async (ports) => {
         await ports.authorizations.save(stale!);

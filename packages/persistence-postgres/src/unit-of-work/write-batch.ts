@@ -2,10 +2,32 @@ import type { EntityManager, QueryRunner } from 'typeorm';
 import { chainStatements, runPreparedOn, runSql, type SqlResult, type SqlStatement } from './sql';
 
 /** A write held back until the transaction's next statement, with what must follow its result. */
-interface HeldWrite {
+export interface HeldWrite {
   statement: SqlStatement;
   /** Checks or uses the result (its `RETURNING` rows); a throw fails the command like a failed write. */
   then?: (result: SqlResult<Record<string, unknown>>) => Promise<void> | void;
+  /**
+   * What `then` amounts to, so the writes may commit as one statement of their own without running it
+   * (`WriteBatch.commitAlone`): `rows`, it throws when the write returns no row and does nothing otherwise;
+   * `no-rows`, it does nothing when the write returns no row. A `then` without `expect` needs the transaction.
+   */
+  expect?: 'rows' | 'no-rows';
+  /** A boolean SQL expression that must also hold when the writes commit alone (for example a key's lock). */
+  condition?: SqlStatement;
+}
+
+/** SQLSTATE of `refuse_commit` (decision 0055). */
+const COMMIT_REFUSED = 'PA409';
+
+/**
+ * Writes sent to commit alone were refused by a check of their statement (decision 0055): nothing of them
+ * committed, and the command can be run again the usual way, where the same check has its usual answer.
+ */
+export class CommitRefusedError extends Error {
+  constructor(cause: unknown) {
+    super('the writes were refused by a check of their own statement', { cause });
+    this.name = 'CommitRefusedError';
+  }
 }
 
 const TARGET = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([\w.]+)/i;
@@ -50,6 +72,48 @@ export class WriteBatch {
     }
   }
 
+  /**
+   * Whether what is held can commit as one statement of its own: something is held, and every `then` is one
+   * its `expect` stands for.
+   */
+  get isEmpty(): boolean {
+    return this.held.length === 0;
+  }
+
+  get canCommitAlone(): boolean {
+    return this.held.length > 0 && this.held.every((write) => write.then === undefined || write.expect);
+  }
+
+  /**
+   * Sends what is held as one statement that commits by itself (no transaction is open on the connection):
+   * each `expect` and `condition` is checked in it, and one that does not hold fails the statement through
+   * `refuse_commit`, so nothing of it commits (CommitRefusedError). The `then`s are not run: `expect` says
+   * they would do nothing.
+   */
+  async commitAlone(): Promise<void> {
+    if (!this.canCommitAlone) throw new Error('these writes cannot commit alone');
+    const writes = this.held;
+    this.held = [];
+    const { parameters, ctes } = this.ctes(writes);
+    const checks = writes.flatMap((write, index) => [
+      ...(write.condition === undefined ? [] : [`(${appended(write.condition, parameters)})`]),
+      ...(write.expect === 'rows' ? [`EXISTS (SELECT FROM w${index})`] : []),
+      ...(write.expect === 'no-rows' ? [`NOT EXISTS (SELECT FROM w${index})`] : []),
+    ]);
+    // Data-modifying CTEs run to completion whatever the query reads of them; the checks read what they need.
+    const sql = `WITH ${ctes.join(', ')} SELECT ${
+      checks.length === 0
+        ? 'true'
+        : `CASE WHEN ${checks.join(' AND ')} THEN true ELSE refuse_commit('a check failed') END`
+    } AS committed`;
+    try {
+      await this.send({ sql, parameters });
+    } catch (error) {
+      if (codeOf(error) === COMMIT_REFUSED) throw new CommitRefusedError(error);
+      throw error;
+    }
+  }
+
   /** Forgets what is held: the transaction rolls back (or back to a savepoint taken after them). */
   drop(): void {
     this.held = [];
@@ -62,13 +126,7 @@ export class WriteBatch {
       results.set(0, (await this.send(only!.statement)).rows);
       return results;
     }
-    const parameters: unknown[] = [];
-    const ctes = writes.map((write, index) => {
-      const offset = parameters.length;
-      parameters.push(...write.statement.parameters);
-      const sql = write.statement.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-      return `w${index} AS (${sql})`;
-    });
+    const { parameters, ctes } = this.ctes(writes);
     const reads = writes.flatMap((write, index) =>
       write.then === undefined ? [] : [`SELECT ${index} AS w, to_jsonb(w${index}) AS r FROM w${index}`],
     );
@@ -81,7 +139,27 @@ export class WriteBatch {
     }
     return results;
   }
+
+  /** The writes as CTEs `w0`, `w1`, …, their parameters renumbered into one list. */
+  private ctes(writes: readonly HeldWrite[]): { parameters: unknown[]; ctes: string[] } {
+    const parameters: unknown[] = [];
+    const ctes = writes.map((write, index) => `w${index} AS (${appended(write.statement, parameters)})`);
+    return { parameters, ctes };
+  }
 }
+
+/** Appends the statement's parameters to `parameters`, and returns its SQL renumbered to match. */
+function appended(statement: SqlStatement, parameters: unknown[]): string {
+  const offset = parameters.length;
+  parameters.push(...statement.parameters);
+  return statement.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+}
+
+const codeOf = (error: unknown): unknown =>
+  (
+    (error as { driverError?: { code?: unknown } } | null)?.driverError ??
+    (error as { code?: unknown } | null)
+  )?.code;
 
 interface Target {
   table: string;
@@ -101,39 +179,110 @@ const conflicts = (a: Target, b: Target): boolean =>
 
 const batches = new WeakMap<QueryRunner, WriteBatch>();
 
+export interface BatchOptions {
+  /**
+   * Opens the transaction with its first statement instead of at `START TRANSACTION` (decision 0055), and runs
+   * this right after opening it (an idempotency claim, on the runner's connection). If the transaction would
+   * send nothing but its held writes, `commitWrites` commits them as one statement of their own, and the
+   * transaction is never opened.
+   */
+  opened?: () => Promise<void>;
+}
+
+type TransactionState = 'deferred' | 'open' | 'committed';
+
+const states = new WeakMap<QueryRunner, { state: TransactionState; open: () => Promise<void> }>();
+
+/** What a statement the runner was asked for but did not need to send answers. */
+const NOT_SENT = { records: [] };
+
 /**
  * Makes the transaction on `runner` hold its writes (`WriteBatch`): every statement the runner is asked to
- * run sends what is held first; `ROLLBACK` (to a savepoint too) drops it instead.
+ * run sends what is held first; `ROLLBACK` (to a savepoint too) drops it instead. Call it before the
+ * transaction starts when it is deferred (`opened`).
  */
-export function batchWrites(runner: QueryRunner): WriteBatch {
+export function batchWrites(runner: QueryRunner, options: BatchOptions = {}): WriteBatch {
   const query = runner.query.bind(runner) as (
     sql: string,
     parameters?: unknown[],
     structured?: boolean,
   ) => Promise<{ records?: unknown[]; affected?: number }>;
-  const batch = new WriteBatch((statement) => runPreparedOn(runner, statement.sql, statement.parameters));
+  const opened = options.opened;
+  const batch = new WriteBatch(async (statement) => {
+    // Held writes sent early (before a write they conflict with) open a deferred transaction first.
+    if (transaction.state === 'deferred') await transaction.open();
+    return runPreparedOn(runner, statement.sql, statement.parameters);
+  });
+  const transaction = {
+    state: (opened === undefined ? 'open' : 'deferred') as TransactionState,
+    /** While `opened` runs: what it sends goes ahead of anything held (an idempotency claim first). */
+    opening: false,
+    open: async () => {
+      transaction.state = 'open';
+      await query('START TRANSACTION');
+      transaction.opening = true;
+      try {
+        await opened?.();
+      } finally {
+        transaction.opening = false;
+      }
+    },
+  };
   (runner as { query: unknown }).query = async (
     sql: string,
     parameters?: unknown[],
     structured?: boolean,
   ) => {
+    if (transaction.state !== 'open') {
+      const ending = /^\s*(COMMIT|ROLLBACK)\s*$/i.exec(sql)?.[1]?.toUpperCase();
+      if (transaction.state === 'committed') {
+        if (ending === undefined) throw new Error('this transaction has committed its writes already');
+        return NOT_SENT;
+      }
+      if (/^\s*START\s+TRANSACTION\s*$/i.test(sql)) return NOT_SENT;
+      if (ending === 'ROLLBACK') {
+        batch.drop();
+        return NOT_SENT;
+      }
+      if (ending === 'COMMIT' && (await commitAlone(runner))) return NOT_SENT;
+      await transaction.open();
+    }
     if (/^\s*ROLLBACK/i.test(sql)) batch.drop();
-    else await batch.flush();
+    else if (!transaction.opening) await batch.flush();
     return query(sql, parameters, structured);
   };
   batches.set(runner, batch);
+  states.set(runner, transaction);
   return batch;
+}
+
+/**
+ * In a deferred transaction that has sent nothing yet, commits what is held as one statement of its own when it
+ * can (`WriteBatch.commitAlone`) and says whether it did; a transaction with nothing held has nothing to commit.
+ */
+async function commitAlone(runner: QueryRunner): Promise<boolean> {
+  const transaction = states.get(runner);
+  const batch = batches.get(runner);
+  if (transaction?.state !== 'deferred' || batch === undefined) return false;
+  if (batch.isEmpty || batch.canCommitAlone) {
+    // Settled first: whatever the statement's fate, the transaction is not opened for it afterwards.
+    transaction.state = 'committed';
+    if (!batch.isEmpty) await batch.commitAlone();
+    return true;
+  }
+  return false;
 }
 
 /**
  * Runs `statements` on the manager's connection as one statement (`chainStatements`), or holds them when the
  * manager's transaction holds writes. `then` gets the last statement's result either way (its `RETURNING`
- * rows and their count).
+ * rows and their count); `held` says what it amounts to, for writes that commit alone (`HeldWrite`).
  */
 export async function writeSql(
   manager: EntityManager,
   statements: SqlStatement | readonly SqlStatement[],
-  then?: (result: SqlResult<Record<string, unknown>>) => Promise<void> | void,
+  then?: HeldWrite['then'],
+  held: Pick<HeldWrite, 'expect' | 'condition'> = {},
 ): Promise<void> {
   const list = Array.isArray(statements)
     ? (statements as readonly SqlStatement[])
@@ -142,13 +291,28 @@ export async function writeSql(
   const batch = manager.queryRunner === undefined ? undefined : batches.get(manager.queryRunner);
   if (batch !== undefined) {
     for (const [index, statement] of list.entries()) {
-      await batch.hold({ statement, ...(then && index === list.length - 1 ? { then } : {}) });
+      await batch.hold({ statement, ...(index === list.length - 1 ? { then, ...held } : {}) });
     }
     return;
   }
   const chained = chainStatements(list);
   const result = await runSql(manager, chained.sql, chained.parameters);
   await then?.(result);
+}
+
+/**
+ * The end of a command's work in a deferred transaction (`BatchOptions.opened`): commits its held writes as one
+ * statement of their own when nothing else was sent and they can (decision 0055); otherwise opens the
+ * transaction and sends them, like `flushWrites`, and the transaction commits as usual. Nothing may be sent on
+ * the transaction after it.
+ */
+export async function commitWrites(manager: EntityManager): Promise<void> {
+  const runner = manager.queryRunner;
+  if (runner === undefined) return;
+  if (await commitAlone(runner)) return;
+  const transaction = states.get(runner);
+  if (transaction?.state === 'deferred') await transaction.open();
+  await batches.get(runner)?.flush();
 }
 
 /** Sends the writes the manager's transaction holds, if it holds any. */

@@ -70,16 +70,39 @@ export async function fanOutWebhookDeliveries(
   };
   // The jobs follow once the rows are written (held with the command's other writes when its transaction
   // holds them), still on the same connection and in the same transaction.
-  await writeSql(manager, eventsInsert === undefined ? [fanOut] : [eventsInsert, fanOut], async (result) => {
-    const rows = result.rows as Array<{ id: string; attempt_token: string }>;
-    if (rows.length === 0) return;
-    if (boss === undefined) {
-      throw new Error('this unit of work has no job queue (jobBoss) configured for webhook deliveries');
-    }
-    for (const row of rows) {
-      const data: WebhookDeliveryJobData = { ...scope, deliveryId: row.id, token: row.attempt_token };
-      const id = await boss.send(WEBHOOK_DELIVERY_QUEUE, data, { db: transactionDatabase(manager) });
-      if (id === null) throw new Error(`webhook delivery ${row.id} was not enqueued`);
-    }
-  });
+  const tenant = `${scope.organizationId}/${scope.environment}`;
+  await writeSql(
+    manager,
+    eventsInsert === undefined ? [fanOut] : [eventsInsert, fanOut],
+    async (result) => {
+      const rows = result.rows as Array<{ id: string; attempt_token: string }>;
+      if (rows.length === 0) return;
+      rememberTenant(tenant);
+      if (boss === undefined) {
+        throw new Error('this unit of work has no job queue (jobBoss) configured for webhook deliveries');
+      }
+      for (const row of rows) {
+        const data: WebhookDeliveryJobData = { ...scope, deliveryId: row.id, token: row.attempt_token };
+        const id = await boss.send(WEBHOOK_DELIVERY_QUEUE, data, { db: transactionDatabase(manager) });
+        if (id === null) throw new Error(`webhook delivery ${row.id} was not enqueued`);
+      }
+    },
+    // With no delivery the jobs' step does nothing, so the command may commit alone (decision 0055).
+    tenantsWithEndpoints.has(tenant) ? {} : { expect: 'no-rows' },
+  );
+}
+
+/**
+ * Tenants this process has seen fan a delivery out: a hint, never a rule (decision 0055). A tenant's fan-out is
+ * held as one that matches no endpoint, so its command can commit as one statement; when it does match one, that
+ * commit is refused and the command runs again in a transaction, which sends the jobs. A tenant remembered here
+ * takes the transaction at once. Bounded; a tenant forgotten, or remembered after its endpoints are gone, costs
+ * a little time and nothing else.
+ */
+const tenantsWithEndpoints = new Set<string>();
+const REMEMBERED_TENANTS = 10_000;
+
+function rememberTenant(tenant: string): void {
+  if (tenantsWithEndpoints.size >= REMEMBERED_TENANTS) tenantsWithEndpoints.clear();
+  tenantsWithEndpoints.add(tenant);
 }
