@@ -50,7 +50,7 @@ describe('Idempotency-Key (decision 0023)', () => {
 
   it("commits a create, its answer and the key's lock as one statement, with no transaction around it", async () => {
     const { tenant, c } = await freshTenant();
-    // The first create of a process reads the payer catalog, which is then cached.
+    // A tenant's first create reads its provider registration and the payer catalog, cached for seconds after.
     await c.create(createBody(tenant), newKey()).expect(201);
     const sent = await recordStatements(() => c.create(createBody(tenant), newKey()).expect(201));
     const create = sent.filter((sql) => sql.includes('INSERT INTO authorizations'));
@@ -64,7 +64,15 @@ describe('Idempotency-Key (decision 0023)', () => {
   /** Every statement the API's pool sends while `work` runs (other tests' requests in this file run in turn). */
   async function recordStatements(work: () => Promise<unknown>): Promise<string[]> {
     type Queryable = { query: (...args: unknown[]) => unknown };
-    const pool = (t.dataSource.driver as unknown as { master: { on: Function; off: Function } }).master;
+    type Listener = (client: Queryable) => void;
+    const pool = (
+      t.dataSource.driver as unknown as {
+        master: {
+          on: (event: 'acquire', listener: Listener) => void;
+          off: (event: 'acquire', listener: Listener) => void;
+        };
+      }
+    ).master;
     const sent: string[] = [];
     const wrapped = new Map<Queryable, Queryable['query']>();
     const record = (client: Queryable) => {

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { client, createBody } from './authorization-helpers';
+import { client, countRows, createBody, newKey } from './authorization-helpers';
 import { createTestApp, type TestApp, type TestTenant } from './test-app';
 
 /*
@@ -129,4 +129,43 @@ it('sends a test event to one endpoint only, in the sandbox only', async () => {
   await sandbox.post(`${PATH}/we_unknown/test`).expect(404);
   const production = await as(tenant.keys.production).post(`${PATH}/${target.body.id}/test`).expect(404);
   expect(production.body.error.code).toBe('not_found');
+});
+
+it('fans out a create of a tenant this process has not seen fan out: one case, one delivery and one job per event', async () => {
+  // Decision 0055: the create's one statement is refused because its fan-out matched an endpoint, and it runs
+  // again in a transaction that sends the jobs. Nothing of the refused statement may remain.
+  const fresh = await t.createTenant();
+  const c = client(t.app, fresh.keys.sandbox);
+  // Before the endpoint: this create reads the tenant's provider registration and the payer catalog, cached
+  // for seconds after, so the next create sends nothing but its writes.
+  await c.create(createBody(fresh)).expect(201);
+  const endpoint = await as(fresh.keys.sandbox)
+    .post(PATH)
+    .send({ url: 'http://localhost:9999/fresh', enabledEvents: ['*'] })
+    .expect(201);
+  const key = newKey();
+  const created = await c.create(createBody(fresh), key).expect(201);
+  const replayed = await c.create(createBody(fresh), key).expect(201);
+  expect(replayed.headers['idempotent-replayed']).toBe('true');
+  expect(await countRows(t.dataSource, 'authorizations', fresh.organizationId)).toBe(2);
+
+  const events = await as(fresh.keys.sandbox).get(`/v1/events?limit=100`).expect(200);
+  const deliveries = await as(fresh.keys.sandbox)
+    .get(`${PATH}/${endpoint.body.id}/deliveries?limit=100`)
+    .expect(200);
+  const caseEvents = events.body.data.filter(
+    (event: { authorizationId: string }) => event.authorizationId === created.body.id,
+  );
+  expect(caseEvents.length).toBeGreaterThan(0);
+  expect(deliveries.body.data.map((d: { eventId: string }) => d.eventId)).toEqual(
+    caseEvents.map((e: { id: string }) => e.id),
+  );
+  const jobs: Array<{ delivery: string; n: string }> = await t.dataSource.query(
+    `SELECT data->>'deliveryId' AS delivery, count(*) AS n FROM pgboss.job
+     WHERE name = 'deliver_webhook' AND data->>'organizationId' = $1 GROUP BY 1`,
+    [fresh.organizationId],
+  );
+  expect(jobs.map((job) => [job.delivery, Number(job.n)]).sort()).toEqual(
+    deliveries.body.data.map((d: { id: string }) => [d.id, 1]).sort(),
+  );
 });
