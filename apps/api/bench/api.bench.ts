@@ -11,7 +11,9 @@
  * with 1,000,000 authorizations in the table (slow: the rows are seeded with one INSERT … SELECT).
  * BENCH_ONLY=create or BENCH_ONLY=retrieve runs that operation's passes alone (with BENCH_CPU_PROFILE_DIR, a
  * profile of that operation alone). BENCH_API_MAIN=<main.js> measures another build of the API (before/after
- * comparisons in one sitting). The CPU columns give the serving process's and PostgreSQL's time per request.
+ * comparisons in one sitting). The API runs with the Node options it is deployed with (`API_NODE_FLAGS`), or
+ * with BENCH_API_NODE_FLAGS (space-separated; empty for none) to measure others. The CPU columns give the
+ * serving process's and PostgreSQL's time per request.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -19,7 +21,7 @@ import { existsSync, openSync, closeSync, mkdtempSync, readFileSync, rmSync } fr
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { generateApiKey, RandomIdGenerator } from '@prior-auth/platform';
+import { API_NODE_FLAGS, generateApiKey, RandomIdGenerator } from '@prior-auth/platform';
 import {
   openTestDataSource,
   setupTestDatabase,
@@ -37,6 +39,11 @@ const runs = (operation: 'create' | 'retrieve' | 'list' | 'patch'): boolean =>
 const REPOSITORY = resolve(__dirname, '../../..');
 /** The API process to measure: the built one, or BENCH_API_MAIN (another build, to compare two versions). */
 const API_MAIN = resolve(process.env.BENCH_API_MAIN ?? join(__dirname, '../dist/main.js'));
+/** The API's Node options: as deployed, or BENCH_API_NODE_FLAGS to compare others. */
+const API_FLAGS =
+  process.env.BENCH_API_NODE_FLAGS === undefined
+    ? API_NODE_FLAGS
+    : process.env.BENCH_API_NODE_FLAGS.split(' ').filter(Boolean);
 const FLOOR = resolve(REPOSITORY, '../shared/perf/floor.mjs');
 const NPI = '1234567893';
 const SELECTION = {
@@ -282,7 +289,7 @@ async function startApi(
 
   const port = await freePort();
   const log = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...nodeFlags('api'), API_MAIN], {
+  const child = spawn(process.execPath, [...API_FLAGS, ...nodeFlags('api'), API_MAIN], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,

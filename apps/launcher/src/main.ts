@@ -13,7 +13,13 @@ import {
   ChromiumBrowser,
   SANDBOX_PAYER_DEMO_ACCOUNT,
 } from '@prior-auth/payer-portal';
-import { bootstrapOrganization, ConfigError, dataDir, loadConfig } from '@prior-auth/platform';
+import {
+  API_NODE_FLAGS,
+  bootstrapOrganization,
+  ConfigError,
+  dataDir,
+  loadConfig,
+} from '@prior-auth/platform';
 import { prettyFactory } from 'pino-pretty';
 
 const DEMO_ORGANIZATION = { name: 'Demo Clinic', npi: '1234567893' };
@@ -46,7 +52,8 @@ async function seedDemoOrganization(database: BootstrappedDatabase, baseUrl: str
 
 /** Runs one app as a child process, its JSON log lines pretty-printed behind a name tag. */
 function runApp(name: string, env: NodeJS.ProcessEnv, onExit: (code: number | null) => void): ChildProcess {
-  const child = spawn(process.execPath, [join(APPS_DIR, name, 'dist', 'main.js')], {
+  const flags = name === 'api' ? API_NODE_FLAGS : [];
+  const child = spawn(process.execPath, [...flags, join(APPS_DIR, name, 'dist', 'main.js')], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -12,3 +12,4 @@ export * from './webhook-secret-vault';
 export * from './dns-host-resolver';
 export * from './tracing';
 export { escapeHtml } from './html';
+export * from './node-flags';
