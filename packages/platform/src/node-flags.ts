@@ -5,6 +5,6 @@
  * `--max-semi-space-size=32` doubles V8's young generation from its 16 MB default. Twenty creates in flight keep
  * their request objects alive across the default's frequent scavenges, which then copy them; with the larger one
  * most die first. A create costs about a sixth less CPU for about 40 MB more resident memory
- * (docs/performance.md, fourteenth round). It can only be set when the process starts.
+ * (docs/performance.md, fourteenth round; decision 0056). It can only be set when the process starts.
  */
 export const API_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];
