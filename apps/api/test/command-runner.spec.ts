@@ -29,13 +29,15 @@ function harness(
   claim: ClaimResult,
   handler: (tx: PostgresTransaction) => Promise<CommandResult>,
   complete?: () => Promise<void>,
-  command: 'reads' | 'only writes' = 'reads',
+  command: 'reads' | 'only writes' | 'handler opens' = 'reads',
 ) {
   const calls = {
     claimedIn: [] as PostgresTransaction[],
     complete: [] as StoredResponse[],
     completedIn: [] as Array<PostgresTransaction | undefined>,
     transactions: 0,
+    /** In `handler opens` mode: what the handler's first read would do, opening the transaction. */
+    open: async (): Promise<void> => {},
   };
   const store = {
     claim: async (tx: PostgresTransaction) => {
@@ -56,6 +58,8 @@ function harness(
     ) => {
       calls.transactions += 1;
       if (options.opened && command === 'reads') await options.opened(commandTransaction);
+      const opened = options.opened;
+      if (opened && command === 'handler opens') calls.open = () => opened(commandTransaction);
       const result = await work(commandTransaction);
       if (options.opened && command === 'only writes' && claim.kind !== 'claimed') {
         throw new CommitRefusedError(new Error('the key was not free'));
@@ -251,6 +255,21 @@ describe('CommandRunner', () => {
       expect(calls.claimedIn).toEqual([commandTransaction]);
       expect(calls.completedIn).toEqual([undefined]);
       expect(calls.complete[0]!.body).toBe(res.text);
+    });
+
+    it('ends a command whose key was not free when it opened, even if the handler swallowed that', async () => {
+      const { app, calls } = harness(
+        { kind: 'in_flight' },
+        async () => {
+          await calls.open().catch(() => undefined);
+          return ok();
+        },
+        undefined,
+        'handler opens',
+      );
+      const res = await request(app).post('/x').set('Idempotency-Key', 'k').send({}).expect(409);
+      expect(res.body.error.code).toBe('idempotency_key_in_use');
+      expect(calls.complete).toEqual([]);
     });
 
     it('runs a command without a key again in an ordinary transaction when its statement was refused', async () => {

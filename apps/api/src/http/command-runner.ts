@@ -136,10 +136,17 @@ export class CommandRunner {
     requestId: string,
   ): Promise<Outcome | null> {
     let claimed = false;
+    let notClaimed: NotClaimed | null = null;
+    // The claim's refusal ends the command even if something on the way swallowed the error.
+    const checked: Handler = async (tx) => {
+      const result = await handler(tx);
+      if (notClaimed !== null) throw notClaimed;
+      return result;
+    };
     try {
       return await this.transactions.run(
         async (tx): Promise<Outcome> => {
-          const response = await this.execute(request, handler, tx, commitWrites);
+          const response = await this.execute(request, checked, tx, commitWrites);
           return { replayed: false, response };
         },
         metadata,
@@ -147,7 +154,7 @@ export class CommandRunner {
           ...HOLD_WRITES,
           opened: async (tx) => {
             const claim = await this.store.claim(tx, request);
-            if (claim.kind !== 'claimed') throw new NotClaimed(claim);
+            if (claim.kind !== 'claimed') throw (notClaimed = new NotClaimed(claim));
             claimed = true;
           },
         },
