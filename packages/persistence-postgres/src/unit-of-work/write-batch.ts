@@ -72,14 +72,15 @@ export class WriteBatch {
     }
   }
 
-  /**
-   * Whether what is held can commit as one statement of its own: something is held, and every `then` is one
-   * its `expect` stands for.
-   */
+  /** Whether nothing is held. */
   get isEmpty(): boolean {
     return this.held.length === 0;
   }
 
+  /**
+   * Whether what is held can commit as one statement of its own: something is held, and every `then` is one
+   * its `expect` stands for.
+   */
   get canCommitAlone(): boolean {
     return this.held.length > 0 && this.held.every((write) => write.then === undefined || write.expect);
   }
