@@ -79,6 +79,12 @@ function isUnavailableSignal(error: unknown): boolean {
   return message !== undefined && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message));
 }
 
+/** Whether `error`, or anything it wraps (a TypeORM QueryFailedError's driver error, say), has this SQLSTATE. */
+export function hasSqlState(error: unknown, sqlState: string): boolean {
+  for (const candidate of wrappedErrors(error)) if (codeOf(candidate) === sqlState) return true;
+  return false;
+}
+
 /** The error itself and what it wraps: a driver error, a `cause` chain, the attempts of an AggregateError. */
 function* wrappedErrors(error: unknown): Generator<unknown> {
   const pending: unknown[] = [error];

@@ -228,6 +228,20 @@ describe('deferred transactions (decision 0055)', () => {
     });
   });
 
+  it('refuse any statement after the writes committed alone, and keep the writes', async () => {
+    const scope = await createTestTenant(dataSource);
+    const arranged = arrange(scope, 'requires_input');
+    const outcome = deferred(async (tx) => {
+      await unitOfWork.within(tx).run(scope, (ports) => ports.authorizations.save(arranged.authorization));
+      await commitWrites(tx.manager);
+      await tx.manager.query('SELECT 1');
+    }, []);
+    await expect(outcome).rejects.toThrow('this transaction has committed its writes already');
+    expect(await counts(scope.organizationId, arranged.authorization.id)).toMatchObject({
+      authorizations: 1,
+    });
+  });
+
   it('send nothing at all when the work fails before its first statement', async () => {
     const opened: string[] = [];
     let sent: string[] = [];

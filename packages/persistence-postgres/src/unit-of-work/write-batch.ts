@@ -1,4 +1,5 @@
 import type { EntityManager, QueryRunner } from 'typeorm';
+import { hasSqlState } from '../database/database-errors';
 import { chainStatements, runPreparedOn, runSql, type SqlResult, type SqlStatement } from './sql';
 
 /** A write held back until the transaction's next statement, with what must follow its result. */
@@ -110,7 +111,7 @@ export class WriteBatch {
     try {
       await this.send({ sql, parameters });
     } catch (error) {
-      if (codeOf(error) === COMMIT_REFUSED) throw new CommitRefusedError(error);
+      if (hasSqlState(error, COMMIT_REFUSED)) throw new CommitRefusedError(error);
       throw error;
     }
   }
@@ -155,12 +156,6 @@ function appended(statement: SqlStatement, parameters: unknown[]): string {
   parameters.push(...statement.parameters);
   return statement.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
 }
-
-const codeOf = (error: unknown): unknown =>
-  (
-    (error as { driverError?: { code?: unknown } } | null)?.driverError ??
-    (error as { code?: unknown } | null)
-  )?.code;
 
 interface Target {
   table: string;
