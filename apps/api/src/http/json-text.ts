@@ -3,7 +3,27 @@ import type { Response } from 'express';
 /** What `res.json` would send as the type: every JSON answer carries it. */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** Sends JSON already serialized (a stored or held answer) exactly as `res.json` sends the value it came from. */
+/** Statuses whose answers carry no body (express strips it, and its headers, for them). */
+const BODILESS = new Set([204, 304]);
+
+/**
+ * Sends JSON already serialized (a stored or held answer) exactly as `res.json` sends the value it came from.
+ * An answer express would change (a conditional or HEAD request, which may become `304` or lose its body, or a
+ * bodiless status) goes through express's `send`; any other is written straight out with its length, which is
+ * what `send` does for it after parsing the type again and copying the text into a buffer (docs/performance.md).
+ */
 export function sendJsonText(res: Response, text: string): void {
-  res.set('Content-Type', JSON_CONTENT_TYPE).send(text);
+  const { req } = res;
+  if (
+    req.method === 'HEAD' ||
+    req.headers['if-none-match'] !== undefined ||
+    req.headers['if-modified-since'] !== undefined ||
+    BODILESS.has(res.statusCode)
+  ) {
+    res.set('Content-Type', JSON_CONTENT_TYPE).send(text);
+    return;
+  }
+  res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
 }

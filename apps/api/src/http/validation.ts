@@ -1,6 +1,9 @@
 import { plainToInstance, Type, type ClassConstructor } from 'class-transformer';
 import { IsObject, ValidateNested, validateSync, type ValidationError } from 'class-validator';
 import { HttpError, validationFailed, type ValidationIssue } from './http-error';
+import { memoizeValidationMetadata } from './validation-metadata-cache';
+
+memoizeValidationMetadata();
 
 export type Location = 'body' | 'query' | 'headers' | 'path';
 

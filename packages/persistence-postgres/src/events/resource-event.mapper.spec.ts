@@ -38,4 +38,13 @@ describe('event snapshots', () => {
       '{"questionnaire":{"groups": [], "id": "q", "version": "1"},"status":"requires_input"}',
     );
   });
+
+  it('keep a string of the state that reads like a placeholder for a known document as it is', () => {
+    const questionnaire = { id: 'q' };
+    rememberJson(questionnaire, '{"id": "q"}');
+    const state = { questionnaire, notes: ['\u00000', '\u00001'], other: { id: 'q' } };
+    const text = sent(encodeSnapshot(state));
+    expect(text).toBe('{"questionnaire":{"id": "q"},"notes":["\\u00000","\\u00001"],"other":{"id":"q"}}');
+    expect(JSON.parse(text)).toEqual({ ...state, questionnaire: { id: 'q' } });
+  });
 });

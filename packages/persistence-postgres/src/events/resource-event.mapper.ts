@@ -9,23 +9,51 @@ import type { ResourceEventRow } from './resource-event.entity';
 const DATE_TAG = '$date';
 
 /**
- * The snapshot's JSON text, as a JSONB parameter (`jsonText`). Written in one pass, splicing in the text of
- * documents whose JSON is already known (a case's shared questionnaire: the largest part of its state) instead
- * of copying and serializing them again (docs/performance.md).
+ * The snapshot's JSON text, as a JSON parameter (`jsonText`). Written by `JSON.stringify` in one pass, splicing
+ * in the text of documents whose JSON is already known (a case's shared questionnaire: the largest part of its
+ * state) instead of serializing them again (docs/performance.md).
  */
 export function encodeSnapshot(value: unknown): object {
   return jsonText(snapshotJson(value) ?? 'null');
 }
 
+/**
+ * Each known document is first written as a placeholder string, `"\u0000<n>"`, then replaced by its text.
+ * The placeholders are counted back: when a string of the state itself reads like one, the count is off and the
+ * snapshot is written again without placeholders, so a state's own text can never be mistaken for one.
+ */
+const PLACEHOLDER = /"\\u0000(\d+)"/g;
+
 function snapshotJson(value: unknown): string | undefined {
+  const known: string[] = [];
+  const text = JSON.stringify(value, function (this: Record<string, unknown>, key: string, member: unknown) {
+    const raw = this[key];
+    if (raw instanceof Date) return { [DATE_TAG]: member };
+    if (raw !== null && typeof raw === 'object') {
+      const json = rememberedJson(raw);
+      if (json !== undefined) return `\u0000${known.push(json) - 1}`;
+    }
+    return member;
+  }) as string | undefined;
+  if (known.length === 0 || text === undefined) return text;
+  let found = 0;
+  const spliced = text.replace(PLACEHOLDER, (placeholder, index: string) => {
+    found += 1;
+    return known[Number(index)] ?? placeholder;
+  });
+  return found === known.length ? spliced : plainSnapshotJson(value);
+}
+
+/** The snapshot's JSON written member by member: for the rare state with text that reads like a placeholder. */
+function plainSnapshotJson(value: unknown): string | undefined {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (value instanceof Date) return `{"${DATE_TAG}":${JSON.stringify(value.toISOString())}}`;
   const known = rememberedJson(value);
   if (known !== undefined) return known;
-  if (Array.isArray(value)) return `[${value.map((item) => snapshotJson(item) ?? 'null').join(',')}]`;
+  if (Array.isArray(value)) return `[${value.map((item) => plainSnapshotJson(item) ?? 'null').join(',')}]`;
   const members: string[] = [];
   for (const [key, member] of Object.entries(value as Record<string, unknown>)) {
-    const json = snapshotJson(member);
+    const json = plainSnapshotJson(member);
     if (json !== undefined) members.push(`${JSON.stringify(key)}:${json}`);
   }
   return `{${members.join(',')}}`;

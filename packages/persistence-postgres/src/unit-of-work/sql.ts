@@ -28,23 +28,45 @@ export async function runSql<T = Record<string, unknown>>(
   }
 }
 
-/** Names of the statements prepared on the connections, by their text (the hot reads and writes). */
-const preparedNames = new Map<string, string>();
 /**
- * How many texts are prepared at most: each connection keeps a prepared statement per text it ran, so the
- * names are bounded; a text met once they are all given runs unnamed, as before.
+ * Texts derived from SQL texts (a statement's name, its renumbered form, a generated statement's text), kept so
+ * each is made once per process instead of per command. The SQL texts of a command come from a few shapes, so
+ * a memo holds at most `limit` of them; a text met once it is full is derived again each time, as before. A
+ * remembered text is also the same string each time, so looking it up again hashes nothing (docs/performance.md).
  */
-const PREPARED_STATEMENTS = 64;
+export class TextMemo<V> {
+  private readonly entries = new Map<string, V>();
+
+  constructor(private readonly limit: number) {}
+
+  /** `make()`'s value for `key`, made once while there is room. */
+  get(key: string, make: () => V): V {
+    let value = this.entries.get(key);
+    if (value === undefined) {
+      value = make();
+      if (this.entries.size < this.limit) this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  /** As `get`, but only a value that is or can be remembered: none once the memo is full. */
+  remembered(key: string, make: () => V): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined || this.entries.size >= this.limit) return value;
+    return this.get(key, make);
+  }
+}
+
+/**
+ * Names of the statements prepared on the connections, by their text (the hot reads and writes). Each connection
+ * keeps a prepared statement per text it ran, so the names are bounded; a text met once they are all given runs
+ * unnamed, as before.
+ */
+const preparedNames = new TextMemo<string>(64);
 
 /** The name `sql` is prepared under, derived from its text so one name never stands for two texts. */
-function preparedName(sql: string): string | undefined {
-  let name = preparedNames.get(sql);
-  if (name === undefined && preparedNames.size < PREPARED_STATEMENTS) {
-    name = `pa_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
-    preparedNames.set(sql, name);
-  }
-  return name;
-}
+const preparedName = (sql: string): string | undefined =>
+  preparedNames.remembered(sql, () => `pa_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`);
 
 /**
  * A hot read outside any transaction, straight on the pool as a named prepared statement: each connection
@@ -151,10 +173,23 @@ export function columnValue<Row>(table: RowTable<Row>, row: Row, column: keyof R
   return (typeof value === 'object' && knownJson.get(value)) || JSON.stringify(value);
 }
 
+/** Generated statement texts, by table and shape (`insertStatement`, `versionedUpdateStatement`). */
+const generated = new WeakMap<RowTable<never>, TextMemo<string>>();
+
+const generatedTexts = <Row>(table: RowTable<Row>): TextMemo<string> => {
+  let texts = generated.get(table as RowTable<never>);
+  if (texts === undefined) {
+    texts = new TextMemo<string>(64);
+    generated.set(table as RowTable<never>, texts);
+  }
+  return texts;
+};
+
 /**
  * `INSERT INTO t (…) VALUES (…), (…)` for `rows`, with its parameters; `tail` adds ON CONFLICT/RETURNING.
  * Rows that share one JSON document in a column (the events of one save share their snapshot) share its
- * parameter: it is serialized and sent once.
+ * parameter: it is serialized and sent once. The text depends only on the shape (how many rows, which
+ * placeholders are shared, the tail), so it is made once per shape.
  */
 export function insertStatement<Row>(
   table: RowTable<Row>,
@@ -163,24 +198,40 @@ export function insertStatement<Row>(
 ): { sql: string; parameters: unknown[] } {
   const parameters: unknown[] = [];
   const shared = new Map<string, Map<object, number>>();
-  const tuples = rows.map((row) => {
-    const placeholders = table.columns.map((column) => {
+  /** Each placeholder's parameter number, in the order of the rows' columns. */
+  const placeholders: number[] = [];
+  /** The placeholders that repeat an earlier parameter, as `position=number,`: the shape's only variable part. */
+  let repeats = '';
+  for (const row of rows) {
+    for (const column of table.columns) {
       const value = row[column];
       const document = table.json.has(column) && typeof value === 'object' && value !== null ? value : null;
       if (document !== null && rows.length > 1) {
         const seen = shared.get(column) ?? new Map<object, number>();
         shared.set(column, seen);
         const index = seen.get(document);
-        if (index !== undefined) return `$${index}`;
+        if (index !== undefined) {
+          repeats += `${placeholders.length}=${index},`;
+          placeholders.push(index);
+          continue;
+        }
         seen.set(document, parameters.length + 1);
       }
       parameters.push(columnValue(table, row, column));
-      return `$${parameters.length}`;
-    });
-    return `(${placeholders.join(', ')})`;
+      placeholders.push(parameters.length);
+    }
+  }
+  const sql = generatedTexts(table).get(`insert ${rows.length} ${repeats} ${tail}`, () => {
+    const width = table.columns.length;
+    const tuples = rows.map(
+      (_, r) =>
+        `(${placeholders
+          .slice(r * width, (r + 1) * width)
+          .map((n) => `$${n}`)
+          .join(', ')})`,
+    );
+    return `INSERT INTO ${table.table} (${table.columns.join(', ')}) VALUES ${tuples.join(', ')} ${tail}`.trim();
   });
-  const sql =
-    `INSERT INTO ${table.table} (${table.columns.join(', ')}) VALUES ${tuples.join(', ')} ${tail}`.trim();
   return { sql, parameters };
 }
 
@@ -198,15 +249,29 @@ export interface SqlStatement {
 export function chainStatements(statements: readonly SqlStatement[]): SqlStatement {
   if (statements.length === 1) return statements[0]!;
   const parameters: unknown[] = [];
-  const texts = statements.map((statement) => {
-    const offset = parameters.length;
-    parameters.push(...statement.parameters);
-    return offset === 0
-      ? statement.sql
-      : statement.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-  });
+  const texts = statements.map((statement) => appendedTo(parameters, statement));
   const last = texts.pop()!;
   return { sql: `WITH ${texts.map((text, i) => `w${i} AS (${text})`).join(', ')} ${last}`, parameters };
+}
+
+/** Renumbered texts: by text, then by offset. */
+const renumberedTexts = new TextMemo<Map<number, string>>(256);
+
+/**
+ * Appends the statement's parameters to `parameters`, and returns its text renumbered to match (`$1` becomes
+ * `$<offset + 1>`). Only for texts whose `$` are all placeholders.
+ */
+export function appendedTo(parameters: unknown[], statement: SqlStatement): string {
+  const offset = parameters.length;
+  for (const parameter of statement.parameters) parameters.push(parameter);
+  if (offset === 0) return statement.sql;
+  const byOffset = renumberedTexts.get(statement.sql, () => new Map());
+  let text = byOffset.get(offset);
+  if (text === undefined) {
+    text = statement.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    if (byOffset.size < 16) byOffset.set(offset, text);
+  }
+  return text;
 }
 
 /**
@@ -220,21 +285,14 @@ export function versionedUpdateStatement<Row>(
   immutable: ReadonlyArray<keyof Row & string>,
   expectedVersion: number,
 ): { sql: string; parameters: unknown[] } {
-  const parameters: unknown[] = [];
-  const sets = table.columns
-    .filter((column) => !keys.includes(column) && !immutable.includes(column))
-    .map((column) => {
-      parameters.push(columnValue(table, row, column));
-      return `${column} = $${parameters.length}`;
-    });
-  const where = keys.map((column) => {
-    parameters.push(row[column]);
-    return `${column} = $${parameters.length}`;
-  });
+  const sets = table.columns.filter((column) => !keys.includes(column) && !immutable.includes(column));
+  const parameters: unknown[] = sets.map((column) => columnValue(table, row, column));
+  for (const column of keys) parameters.push(row[column]);
   parameters.push(expectedVersion);
-  where.push(`version = $${parameters.length}`);
-  return {
-    sql: `UPDATE ${table.table} SET ${sets.join(', ')} WHERE ${where.join(' AND ')} RETURNING version`,
-    parameters,
-  };
+  const sql = generatedTexts(table).get(`update ${keys.join(',')} ${immutable.join(',')}`, () => {
+    const assignments = sets.map((column, i) => `${column} = $${i + 1}`);
+    const where = [...keys, 'version'].map((column, i) => `${column} = $${sets.length + i + 1}`);
+    return `UPDATE ${table.table} SET ${assignments.join(', ')} WHERE ${where.join(' AND ')} RETURNING version`;
+  });
+  return { sql, parameters };
 }

@@ -1,6 +1,14 @@
 import type { EntityManager, QueryRunner } from 'typeorm';
 import { hasSqlState } from '../database/database-errors';
-import { chainStatements, runPreparedOn, runSql, type SqlResult, type SqlStatement } from './sql';
+import {
+  appendedTo,
+  chainStatements,
+  runPreparedOn,
+  runSql,
+  TextMemo,
+  type SqlResult,
+  type SqlStatement,
+} from './sql';
 
 /** A write held back until the transaction's next statement, with what must follow its result. */
 export interface HeldWrite {
@@ -51,12 +59,11 @@ export class WriteBatch {
   ) {}
 
   async hold(write: HeldWrite): Promise<void> {
-    if (/^\s*WITH\b/i.test(write.statement.sql))
-      throw new Error('a held write cannot have its own WITH clause');
-    if (write.then !== undefined && !/\bRETURNING\b/i.test(write.statement.sql)) {
+    const target = targetOf(write.statement);
+    if (target.withClause) throw new Error('a held write cannot have its own WITH clause');
+    if (write.then !== undefined && !target.returning) {
       throw new Error('a held write whose result is used must have a RETURNING clause');
     }
-    const target = targetOf(write.statement);
     if (this.held.some((held) => conflicts(targetOf(held.statement), target))) await this.flush();
     this.held.push(write);
   }
@@ -96,18 +103,23 @@ export class WriteBatch {
     if (!this.canCommitAlone) throw new Error('these writes cannot commit alone');
     const writes = this.held;
     this.held = [];
-    const { parameters, ctes } = this.ctes(writes);
-    const checks = writes.flatMap((write, index) => [
-      ...(write.condition === undefined ? [] : [`(${appended(write.condition, parameters)})`]),
-      ...(write.expect === 'rows' ? [`EXISTS (SELECT FROM w${index})`] : []),
-      ...(write.expect === 'no-rows' ? [`NOT EXISTS (SELECT FROM w${index})`] : []),
-    ]);
-    // Data-modifying CTEs run to completion whatever the query reads of them; the checks read what they need.
-    const sql = `WITH ${ctes.join(', ')} SELECT ${
-      checks.length === 0
-        ? 'true'
-        : `CASE WHEN ${checks.join(' AND ')} THEN true ELSE refuse_commit('a check failed') END`
-    } AS committed`;
+    const { parameters, shape } = parametersOf(writes, true);
+    const build = (): string => {
+      const renumbered: unknown[] = [];
+      const ctes = this.ctes(writes, renumbered);
+      const checks = writes.flatMap((write, index) => [
+        ...(write.condition === undefined ? [] : [`(${appendedTo(renumbered, write.condition)})`]),
+        ...(write.expect === 'rows' ? [`EXISTS (SELECT FROM w${index})`] : []),
+        ...(write.expect === 'no-rows' ? [`NOT EXISTS (SELECT FROM w${index})`] : []),
+      ]);
+      // Data-modifying CTEs run to completion whatever the query reads of them; the checks read what they need.
+      return `WITH ${ctes.join(', ')} SELECT ${
+        checks.length === 0
+          ? 'true'
+          : `CASE WHEN ${checks.join(' AND ')} THEN true ELSE refuse_commit('a check failed') END`
+      } AS committed`;
+    };
+    const sql = shape === undefined ? build() : assembled.get(shape, build);
     try {
       await this.send({ sql, parameters });
     } catch (error) {
@@ -128,11 +140,15 @@ export class WriteBatch {
       results.set(0, (await this.send(only!.statement)).rows);
       return results;
     }
-    const { parameters, ctes } = this.ctes(writes);
-    const reads = writes.flatMap((write, index) =>
-      write.then === undefined ? [] : [`SELECT ${index} AS w, to_jsonb(w${index}) AS r FROM w${index}`],
-    );
-    const sql = `WITH ${ctes.join(', ')} ${reads.length === 0 ? 'SELECT NULL::int AS w, NULL::jsonb AS r WHERE false' : reads.join(' UNION ALL ')}`;
+    const { parameters, shape } = parametersOf(writes, false);
+    const build = (): string => {
+      const ctes = this.ctes(writes, []);
+      const reads = writes.flatMap((write, index) =>
+        write.then === undefined ? [] : [`SELECT ${index} AS w, to_jsonb(w${index}) AS r FROM w${index}`],
+      );
+      return `WITH ${ctes.join(', ')} ${reads.length === 0 ? 'SELECT NULL::int AS w, NULL::jsonb AS r WHERE false' : reads.join(' UNION ALL ')}`;
+    };
+    const sql = shape === undefined ? build() : assembled.get(shape, build);
     const { rows } = await this.send({ sql, parameters });
     for (const row of rows as Array<{ w: number; r: Record<string, unknown> }>) {
       const list = results.get(row.w) ?? [];
@@ -142,33 +158,69 @@ export class WriteBatch {
     return results;
   }
 
-  /** The writes as CTEs `w0`, `w1`, …, their parameters renumbered into one list. */
-  private ctes(writes: readonly HeldWrite[]): { parameters: unknown[]; ctes: string[] } {
-    const parameters: unknown[] = [];
-    const ctes = writes.map((write, index) => `w${index} AS (${appended(write.statement, parameters)})`);
-    return { parameters, ctes };
+  /** The writes as CTEs `w0`, `w1`, …, their parameters renumbered into `parameters`. */
+  private ctes(writes: readonly HeldWrite[], parameters: unknown[]): string[] {
+    return writes.map((write, index) => `w${index} AS (${appendedTo(parameters, write.statement)})`);
   }
 }
 
-/** Appends the statement's parameters to `parameters`, and returns its SQL renumbered to match. */
-function appended(statement: SqlStatement, parameters: unknown[]): string {
-  const offset = parameters.length;
-  parameters.push(...statement.parameters);
-  return statement.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+/** Statements of held writes made from CTEs, by the shape of the writes (`parametersOf`). */
+const assembled = new TextMemo<string>(128);
+
+/** A number for each text the writes are made of, for the key of their shape. */
+const textNumbers = new TextMemo<number>(512);
+let nextTextNumber = 0;
+
+/**
+ * The parameters of the writes' one statement (each write's, then each `condition`'s when they commit alone),
+ * and the key of its text: which texts it is made of and what follows each write's result. The texts of a
+ * command's writes are the same strings each time (`TextMemo`), so the key is found without reading them, and
+ * the statement's text is made once per shape. No key when a text has no number left.
+ */
+function parametersOf(
+  writes: readonly HeldWrite[],
+  alone: boolean,
+): { parameters: unknown[]; shape: string | undefined } {
+  const parameters: unknown[] = [];
+  let shape: string | undefined = alone ? 'alone' : 'batch';
+  const texts = alone
+    ? [...writes.map((write) => write.statement), ...writes.flatMap((write) => write.condition ?? [])]
+    : writes.map((write) => write.statement);
+  for (const statement of texts) {
+    const number = textNumbers.remembered(statement.sql, () => nextTextNumber++);
+    if (number === undefined) shape = undefined;
+    else if (shape !== undefined) shape += ` ${number}:${statement.parameters.length}`;
+    for (const parameter of statement.parameters) parameters.push(parameter);
+  }
+  if (shape !== undefined) {
+    for (const write of writes) {
+      shape += alone
+        ? ` ${write.expect ?? '-'}${write.condition === undefined ? '' : 'c'}`
+        : write.then === undefined
+          ? ' -'
+          : ' r';
+    }
+  }
+  return { parameters, shape };
 }
 
 interface Target {
   table: string;
   insertOnly: boolean;
+  withClause: boolean;
+  returning: boolean;
 }
 
-function targetOf(statement: SqlStatement): Target {
-  const match = TARGET.exec(statement.sql);
-  return {
-    table: match?.[1]?.toLowerCase() ?? '',
+/** What `hold` reads of a text, by text. */
+const targets = new TextMemo<Target>(512);
+
+const targetOf = (statement: SqlStatement): Target =>
+  targets.get(statement.sql, () => ({
+    table: TARGET.exec(statement.sql)?.[1]?.toLowerCase() ?? '',
     insertOnly: /^\s*INSERT/i.test(statement.sql) && !/ON\s+CONFLICT[\s\S]*DO\s+UPDATE/i.test(statement.sql),
-  };
-}
+    withClause: /^\s*WITH\b/i.test(statement.sql),
+    returning: /\bRETURNING\b/i.test(statement.sql),
+  }));
 
 const conflicts = (a: Target, b: Target): boolean =>
   a.table === '' || b.table === '' || (a.table === b.table && !(a.insertOnly && b.insertOnly));
