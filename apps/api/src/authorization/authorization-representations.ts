@@ -10,6 +10,11 @@ export const AUTHORIZATION_REPRESENTATION_CACHE_BYTES = 32 * 1024 * 1024;
 export interface AuthorizationRepresentation {
   readonly version: number;
   readonly json: string;
+  /**
+   * The text as UTF-8, encoded when a retrieve first sends it and kept: every later retrieve of this version
+   * writes these bytes instead of encoding the text again (docs/performance.md).
+   */
+  readonly bytes: Buffer;
   /** Epoch ms from which this text no longer shows the version (a lapsed live-view link); null: never. */
   readonly lapsesAt: number | null;
 }
@@ -26,8 +31,8 @@ export interface AuthorizationRepresentation {
 export class AuthorizationRepresentations {
   private readonly held = new LRUCache<string, AuthorizationRepresentation>({
     maxSize: AUTHORIZATION_REPRESENTATION_CACHE_BYTES,
-    // UTF-16 code units, about the text's memory; the key and entry add little.
-    sizeCalculation: (representation) => representation.json.length + 128,
+    // About the text's memory (UTF-16 code units) and its UTF-8 bytes; the key and entry add little.
+    sizeCalculation: (representation) => representation.json.length * 2 + 128,
   });
 
   /** The text held for this case in this API version that still shows it at `now`, if any. */
@@ -55,13 +60,28 @@ export class AuthorizationRepresentations {
   ): AuthorizationRepresentation {
     const held = this.find(scope, authorization.id, apiVersion, now);
     if (held !== undefined && held.version === authorization.version) return held;
-    const representation = {
-      version: authorization.version,
-      json: JSON.stringify(present(authorization, new Date(now))),
-      lapsesAt: authorizationPresentationLapsesAt(authorization),
-    };
+    const representation = new Representation(
+      authorization.version,
+      JSON.stringify(present(authorization, new Date(now))),
+      authorizationPresentationLapsesAt(authorization),
+    );
     this.held.set(keyOf(scope, authorization.id, apiVersion), representation);
     return representation;
+  }
+}
+
+class Representation implements AuthorizationRepresentation {
+  private encoded: Buffer | undefined;
+
+  constructor(
+    readonly version: number,
+    readonly json: string,
+    readonly lapsesAt: number | null,
+  ) {}
+
+  get bytes(): Buffer {
+    this.encoded ??= Buffer.from(this.json);
+    return this.encoded;
   }
 }
 

@@ -204,7 +204,7 @@ export class AuthorizationController {
         : this.representations.of(scope, found as Authorization, apiVersion, now, presentFor(req));
     this.readAudit.record(req, 'authorization', [authorizationId], 'retrieve');
     res.setHeader('ETag', etagOfVersion(representation.version));
-    sendJsonText(res, representation.json);
+    sendJsonText(res, representation.bytes);
   }
 
   async patchAnswers(req: Request, res: Response): Promise<void> {

@@ -4,7 +4,7 @@ import { sendJsonText } from './json-text';
 
 const value = { id: 'auth_1', text: 'naïve — ünïcödé', items: [1, 2, 3] };
 
-/** One route answering with `res.json`, one with `sendJsonText`, both with the same status and ETag. */
+/** One route answering with `res.json`, two with `sendJsonText` (text, bytes), with the same status and ETag. */
 function app(status: number) {
   const server = express();
   server.set('etag', false);
@@ -13,6 +13,9 @@ function app(status: number) {
   });
   server.all('/text', (_req, res) => {
     sendJsonText(res.status(status).set('ETag', '"3"'), JSON.stringify(value));
+  });
+  server.all('/bytes', (_req, res) => {
+    sendJsonText(res.status(status).set('ETag', '"3"'), Buffer.from(JSON.stringify(value)));
   });
   return server;
 }
@@ -36,15 +39,20 @@ describe('sendJsonText', () => {
       for (const [name, headerValue] of Object.entries(headers)) call.set(name, headerValue);
       return call;
     };
-    const [expected, actual] = [await send('/json'), await send('/text')];
-    expect(actual.status).toBe(expected.status);
-    expect(headersOf(actual)).toEqual(headersOf(expected));
-    expect(actual.text).toEqual(expected.text);
+    const expected = await send('/json');
+    for (const actual of [await send('/text'), await send('/bytes')]) {
+      expect(actual.status).toBe(expected.status);
+      expect(headersOf(actual)).toEqual(headersOf(expected));
+      expect(actual.text).toEqual(expected.text);
+    }
   });
 
-  it('writes the body with its length in bytes, not characters', async () => {
-    const response = await request(app(200)).get('/text');
-    expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify(value)));
-    expect(response.body).toEqual(value);
-  });
+  it.each(['/text', '/bytes'])(
+    '%s: writes the body with its length in bytes, not characters',
+    async (path) => {
+      const response = await request(app(200)).get(path);
+      expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify(value)));
+      expect(response.body).toEqual(value);
+    },
+  );
 });

@@ -7,12 +7,13 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 const BODILESS = new Set([204, 304]);
 
 /**
- * Sends JSON already serialized (a stored or held answer) exactly as `res.json` sends the value it came from.
+ * Sends JSON already serialized (a stored or held answer, as text or as its UTF-8 bytes) exactly as `res.json`
+ * sends the value it came from.
  * An answer express would change (a conditional or HEAD request, which may become `304` or lose its body, or a
  * bodiless status) goes through express's `send`; any other is written straight out with its length, which is
  * what `send` does for it after parsing the type again and copying the text into a buffer (docs/performance.md).
  */
-export function sendJsonText(res: Response, text: string): void {
+export function sendJsonText(res: Response, text: string | Buffer): void {
   const { req } = res;
   if (
     req.method === 'HEAD' ||
@@ -24,6 +25,6 @@ export function sendJsonText(res: Response, text: string): void {
     return;
   }
   res.setHeader('Content-Type', JSON_CONTENT_TYPE);
-  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.setHeader('Content-Length', typeof text === 'string' ? Buffer.byteLength(text) : text.length);
   res.end(text);
 }
