@@ -1,5 +1,14 @@
 import { EntitySchema } from 'typeorm';
-import { chainStatements, columnValue, insertStatement, rememberJson, rowTable } from './sql';
+import {
+  appendedTo,
+  chainStatements,
+  columnValue,
+  insertStatement,
+  rememberJson,
+  rowTable,
+  TextMemo,
+  versionedUpdateStatement,
+} from './sql';
 
 interface NoteRow {
   id: string;
@@ -53,6 +62,76 @@ describe('insertStatement', () => {
     const chained = chainStatements([first, second]);
     expect(chained.sql).toContain('VALUES ($4, $5, $6), ($7, $5, $8)');
     expect(chained.parameters).toEqual(['z', null, 't', 'a', '{"x":1}', 'u', 'b', 'v']);
+  });
+});
+
+describe('statement texts made once per shape', () => {
+  it('hand out the same text for the same shape, and another for another shape', () => {
+    const shared = { x: 1 };
+    const rows = (body: object, other: object) => [
+      { id: 'a', body, title: 'u' },
+      { id: 'b', body: other, title: 'v' },
+    ];
+    const first = insertStatement(NOTES, rows(shared, shared), 'RETURNING id');
+    const again = insertStatement(
+      NOTES,
+      rows({ y: 2 }, { y: 2 }).map((row, i) => ({ ...row, id: `n${i}` })),
+    );
+    const z = { z: 3 };
+    const sharedAgain = insertStatement(NOTES, rows(z, z), 'RETURNING id');
+    expect(sharedAgain.sql).toBe(first.sql);
+    expect(sharedAgain.parameters).toEqual(['a', '{"z":3}', 'u', 'b', 'v']);
+    // Two documents alike but not one object are two parameters: another shape, another text.
+    const unshared = insertStatement(NOTES, rows({ z: 3 }, { z: 3 }), 'RETURNING id');
+    expect(unshared.sql).toBe(
+      'INSERT INTO notes (id, body, title) VALUES ($1, $2, $3), ($4, $5, $6) RETURNING id',
+    );
+    expect(again.sql).toBe('INSERT INTO notes (id, body, title) VALUES ($1, $2, $3), ($4, $5, $6)');
+    expect(first.sql).toBe(
+      'INSERT INTO notes (id, body, title) VALUES ($1, $2, $3), ($4, $2, $5) RETURNING id',
+    );
+  });
+
+  it('renumber a text for each offset it is appended at', () => {
+    const statement = { sql: 'UPDATE notes SET title = $1 WHERE id = $2', parameters: ['t', 'a'] };
+    for (const offset of [0, 3, 1, 3]) {
+      const parameters: unknown[] = Array.from({ length: offset }, (_, i) => i);
+      expect(appendedTo(parameters, statement)).toBe(
+        `UPDATE notes SET title = $${offset + 1} WHERE id = $${offset + 2}`,
+      );
+      expect(parameters.slice(offset)).toEqual(['t', 'a']);
+    }
+  });
+
+  it('make a versioned update per set of key and immutable columns', () => {
+    const row = { id: 'a', body: null, title: 't' };
+    const byId = versionedUpdateStatement(NOTES, row, ['id'], [], 4);
+    const frozenTitle = versionedUpdateStatement(NOTES, row, ['id'], ['title'], 5);
+    expect(byId.sql).toBe(
+      'UPDATE notes SET body = $1, title = $2 WHERE id = $3 AND version = $4 RETURNING version',
+    );
+    expect(byId.parameters).toEqual([null, 't', 'a', 4]);
+    expect(frozenTitle.sql).toBe(
+      'UPDATE notes SET body = $1 WHERE id = $2 AND version = $3 RETURNING version',
+    );
+    expect(frozenTitle.parameters).toEqual([null, 'a', 5]);
+  });
+
+  it('remember no more than their bound, and still make what they cannot remember', () => {
+    const memo = new TextMemo<string>(2);
+    let made = 0;
+    const make = (text: string) => () => {
+      made += 1;
+      return text.toUpperCase();
+    };
+    expect(memo.get('a', make('a'))).toBe('A');
+    expect(memo.get('a', make('a'))).toBe('A');
+    expect(memo.remembered('b', make('b'))).toBe('B');
+    expect(memo.get('c', make('c'))).toBe('C');
+    expect(memo.get('c', make('c'))).toBe('C');
+    expect(memo.remembered('d', make('d'))).toBeUndefined();
+    expect(memo.remembered('b', make('b'))).toBe('B');
+    expect(made).toBe(4);
   });
 });
 
