@@ -4,7 +4,9 @@
  * (`../shared/perf/floor.mjs` beside the repository; skipped with a message when absent), both on one fresh
  * database (a throwaway embedded server, or a new database on DATABASE_URL's server). autocannon drives each
  * with 20 connections, one after the other, and the table gives requests/s, p50, p99 and the ratio to the
- * floor measured in the same run. Then p99 at half the measured maximum rate (autocannon's `overallRate`).
+ * floor measured in the same run. Then latency at half the measured maximum rate, with requests sent at an even
+ * pace on the same 20 connections (`paced-load.ts`; autocannon's own rate limit sends them in bursts, decision
+ * 0058). Every pass starts with the page cache written out (`settleStorage`).
  *
  * Run with `pnpm --filter @prior-auth/api bench` (dependencies built) or `pnpm bench` at the root.
  * BENCH_DURATION_S (default 10) sets each pass's length; BENCH_SCALE=1 also compares retrieve with 1,000 and
@@ -15,7 +17,7 @@
  * with BENCH_API_NODE_FLAGS (space-separated; empty for none) to measure others. The CPU columns give the
  * serving process's and PostgreSQL's time per request.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, openSync, closeSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -29,6 +31,7 @@ import {
   TypeOrmOrganizationDirectory,
 } from '@prior-auth/persistence-postgres';
 import autocannon, { type Request as CannonRequest } from 'autocannon';
+import { pacedLoad, type PacedRequest } from './paced-load';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = 20;
@@ -70,6 +73,8 @@ interface Pass {
   cpuMsPerRequest: number;
   /** CPU time PostgreSQL's backends on the bench database spent per request (local servers only), else NaN. */
   dbCpuMsPerRequest: number;
+  /** Paced passes: how late the bench sent requests (ms, 99th percentile), a part of their latencies. */
+  lateP99?: number;
 }
 
 /** The serving process of each target's origin, whose CPU time a pass reads. */
@@ -169,34 +174,93 @@ async function stop(child: ChildProcess): Promise<void> {
 let keyCounter = 0;
 const idempotencyKey = (): string => `bench-${process.pid}-${(keyCounter += 1)}`;
 
-async function cannon(
+/**
+ * Writes out what earlier passes left in the kernel's page cache, so that no pass pays for another's writes.
+ * Linux writes a file's dirty pages back about 30 s after they were first dirtied, all at once: the 100 MB or
+ * more the earlier passes left made PostgreSQL's next WAL flush wait 200–350 ms, in whichever pass was running
+ * then (decision 0058). Local servers only; a remote server's page cache is its own.
+ */
+function settleStorage(): void {
+  if (process.platform === 'linux') spawnSync('sync', { stdio: 'ignore' });
+}
+
+/** A pass's requests/s, latency and errors, with the CPU the serving process and PostgreSQL spent meanwhile. */
+async function measured(
   url: string,
-  requests: CannonRequest[],
-  options: { overallRate?: number; duration?: number } = {},
+  load: () => Promise<Omit<Pass, 'cpuMsPerRequest' | 'dbCpuMsPerRequest'> & { total: number }>,
 ): Promise<Pass> {
+  settleStorage();
   const pid = servers.get(new URL(url).origin);
   const cpuBefore = cpuMs(pid);
   const dbBefore = await databaseCpu();
-  const result = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: options.duration ?? DURATION_S,
-    requests,
-    ...(options.overallRate ? { overallRate: options.overallRate } : {}),
-  });
+  const { total, ...pass } = await load();
   return {
-    requestsPerSecond: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx,
-    refused: Object.entries(result.statusCodeStats ?? {})
-      .filter(([status]) => !status.startsWith('2'))
-      .map(([status, stats]) => `${status}×${stats.count ?? 0}`)
-      .join(' '),
-    cpuMsPerRequest: (cpuMs(pid) - cpuBefore) / Math.max(1, result.requests.total),
-    dbCpuMsPerRequest: databaseCpuSpent(dbBefore, await databaseCpu()) / Math.max(1, result.requests.total),
+    ...pass,
+    cpuMsPerRequest: (cpuMs(pid) - cpuBefore) / Math.max(1, total),
+    dbCpuMsPerRequest: databaseCpuSpent(dbBefore, await databaseCpu()) / Math.max(1, total),
   };
 }
+
+/** As many requests as `CONNECTIONS` connections get answered: the maximum rate. */
+const cannon = (url: string, requests: CannonRequest[], options: { duration?: number } = {}): Promise<Pass> =>
+  measured(url, async () => {
+    const result = await autocannon({
+      url,
+      connections: CONNECTIONS,
+      duration: options.duration ?? DURATION_S,
+      requests,
+    });
+    return {
+      total: result.requests.total,
+      requestsPerSecond: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      errors: result.errors + result.timeouts + result.non2xx,
+      refused: Object.entries(result.statusCodeStats ?? {})
+        .filter(([status]) => !status.startsWith('2'))
+        .map(([status, stats]) => `${status}×${stats.count ?? 0}`)
+        .join(' '),
+    };
+  });
+
+/** The same requests on the same connections, spaced evenly at `rate` a second (`paced-load.ts`). */
+const paced = (url: string, spec: CannonRequest, rate: number): Promise<Pass> =>
+  measured(url, async () => {
+    const next = (): PacedRequest => {
+      const base = {
+        method: spec.method ?? 'GET',
+        path: spec.path ?? '/',
+        headers: spec.headers,
+        body: spec.body,
+      };
+      const request = typeof spec.setupRequest === 'function' ? spec.setupRequest(base, {}) : base;
+      return {
+        method: request.method ?? 'GET',
+        path: request.path ?? '/',
+        headers: request.headers,
+        body: typeof request.body === 'string' ? request.body : undefined,
+      };
+    };
+    const result = await pacedLoad({
+      origin: url,
+      rate,
+      durationS: DURATION_S,
+      connections: CONNECTIONS,
+      next,
+    });
+    return {
+      total: result.sent,
+      requestsPerSecond: result.requestsPerSecond,
+      p50: result.p50,
+      p99: result.p99,
+      errors: result.errors,
+      lateP99: result.lateP99,
+      refused: [...result.statuses]
+        .filter(([status]) => status < 200 || status > 299)
+        .map(([status, count]) => `${status === 0 ? 'no answer' : status}×${count}`)
+        .join(' '),
+    };
+  });
 
 const createRequest = (target: Target): CannonRequest => ({
   method: 'POST',
@@ -477,24 +541,22 @@ async function main(): Promise<void> {
     // rate beside it, so its p99 shows what the machine itself adds at that load.
     if (apiCreate) {
       const halfCreate = Math.max(1, Math.round(apiCreate.requestsPerSecond / 2));
-      const at = { overallRate: halfCreate };
       rows.push([
         `create at ${halfCreate}/s`,
-        await cannon(apiUrl, [createRequest(api.target)], at),
+        await paced(apiUrl, createRequest(api.target), halfCreate),
         floor && floorCreate
-          ? await cannon(floor.target.baseUrl, [createRequest(floor.target)], at)
+          ? await paced(floor.target.baseUrl, createRequest(floor.target), halfCreate)
           : undefined,
         false,
       ]);
     }
     if (apiRetrieve) {
       const halfRetrieve = Math.max(1, Math.round(apiRetrieve.requestsPerSecond / 2));
-      const at = { overallRate: halfRetrieve };
       rows.push([
         `retrieve at ${halfRetrieve}/s`,
-        await cannon(apiUrl, [retrieveRequest(api.target, apiIds)], at),
+        await paced(apiUrl, retrieveRequest(api.target, apiIds), halfRetrieve),
         floor && floorRetrieve
-          ? await cannon(floor.target.baseUrl, [retrieveRequest(floor.target, floorIds)], at)
+          ? await paced(floor.target.baseUrl, retrieveRequest(floor.target, floorIds), halfRetrieve)
           : undefined,
         false,
       ]);
@@ -514,6 +576,19 @@ async function main(): Promise<void> {
         `| ${name} | ${pass.requestsPerSecond.toFixed(0)} | ${ms(pass.p50)} | ${ms(pass.p99)} | ${pass.errors}${pass.refused ? ` (${pass.refused})` : ''} | ${cpu(pass)} | ${
           reference ? reference.requestsPerSecond.toFixed(0) : ''
         } | ${reference ? ms(reference.p99) : ''} | ${reference ? cpu(reference) : ''} | ${reference && rated ? ratio(pass, reference) : ''} |`,
+      );
+    }
+    const lateness = rows
+      .filter(([, pass]) => pass.lateP99 !== undefined)
+      .map(
+        ([name, pass, reference]) =>
+          `${name} ${ms(pass.lateP99!)} ms` +
+          (reference?.lateP99 !== undefined ? ` (floor's pass ${ms(reference.lateP99)} ms)` : ''),
+      );
+    if (lateness.length > 0) {
+      console.log(
+        `\nPaced passes: latency counts from when each request was due; the bench itself sent them late by, ` +
+          `at the 99th percentile: ${lateness.join('; ')}.`,
       );
     }
     const peak = (target: Target | undefined) =>

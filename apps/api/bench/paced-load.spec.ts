@@ -1,0 +1,185 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pacedLoad, percentile } from './paced-load';
+
+type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
+
+/** A real HTTP server on a free port that records when each request arrived. */
+async function serve(handler: Handler): Promise<{ origin: string; arrivals: number[]; server: Server }> {
+  const arrivals: number[] = [];
+  const server = createServer((request, response) => {
+    arrivals.push(performance.now());
+    let body = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => (body += chunk));
+    request.on('end', () => handler(request, response, body));
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return { origin: `http://127.0.0.1:${port}`, arrivals, server };
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((done) => server.close(done))));
+});
+
+describe('pacedLoad', () => {
+  it('sends requests spread evenly over the pass, not as many as possible at once', async () => {
+    const { origin, arrivals, server } = await serve((_request, response) => response.end('{}'));
+    servers.push(server);
+
+    const result = await pacedLoad({
+      origin,
+      rate: 200,
+      durationS: 1,
+      connections: 20,
+      next: () => ({ method: 'GET', path: '/' }),
+    });
+
+    expect(result.sent).toBe(200);
+    expect(result.errors).toBe(0);
+    expect(result.statuses.get(200)).toBe(200);
+    // 200 a second is 20 per 100 ms. A client that sends as fast as it is answered would send them all
+    // within the first tens of milliseconds; a late timer on a busy machine bunches a few.
+    const first = arrivals[0]!;
+    const perWindow = new Map<number, number>();
+    for (const arrival of arrivals) {
+      const window = Math.floor((arrival - first) / 100);
+      perWindow.set(window, (perWindow.get(window) ?? 0) + 1);
+    }
+    expect(Math.max(...perWindow.values())).toBeLessThanOrEqual(50);
+    expect(arrivals[arrivals.length - 1]! - first).toBeGreaterThan(850);
+  });
+
+  it('counts latency from when each request was due, so waiting for a busy connection counts', async () => {
+    // Every answer takes 40 ms and there is one connection, so requests due every 10 ms queue up behind it.
+    const { origin, server } = await serve((_request, response) => setTimeout(() => response.end('{}'), 40));
+    servers.push(server);
+
+    const result = await pacedLoad({
+      origin,
+      rate: 100,
+      durationS: 0.3,
+      connections: 1,
+      next: () => ({ method: 'GET', path: '/' }),
+    });
+
+    expect(result.sent).toBe(30);
+    expect(result.errors).toBe(0);
+    // The last request was due at 290 ms and answered after all 30 answers, at 1,200 ms or later: about
+    // 900 ms late. Measured from when it was sent it would be about 40 ms.
+    expect(result.max).toBeGreaterThan(800);
+    expect(result.p50).toBeGreaterThan(300);
+    // Answers a second follow the single connection, not the requested rate.
+    expect(result.requestsPerSecond).toBeLessThan(30);
+  });
+
+  it('sends each request the next callback gives, with its body and headers', async () => {
+    const received: Array<{ method?: string; url?: string; key?: string; body: string }> = [];
+    const { origin, server } = await serve((request, response, body) => {
+      received.push({
+        method: request.method,
+        url: request.url,
+        key: request.headers['idempotency-key'] as string | undefined,
+        body,
+      });
+      response.statusCode = 201;
+      response.end('{}');
+    });
+    servers.push(server);
+    let counter = 0;
+
+    const result = await pacedLoad({
+      origin,
+      rate: 100,
+      durationS: 0.05,
+      connections: 2,
+      next: () => {
+        counter += 1;
+        return {
+          method: 'POST',
+          path: `/things?n=${counter}`,
+          headers: { 'content-type': 'application/json', 'idempotency-key': `key-${counter}` },
+          body: JSON.stringify({ n: counter, text: 'é' }),
+        };
+      },
+    });
+
+    expect(result.sent).toBe(5);
+    expect(result.statuses.get(201)).toBe(5);
+    expect(received.sort((a, b) => a.url!.localeCompare(b.url!))).toEqual(
+      [1, 2, 3, 4, 5].map((n) => ({
+        method: 'POST',
+        url: `/things?n=${n}`,
+        key: `key-${n}`,
+        body: JSON.stringify({ n, text: 'é' }),
+      })),
+    );
+  });
+
+  it('counts other statuses and requests without an answer as errors, by status', async () => {
+    let count = 0;
+    const { origin, server } = await serve((_request, response) => {
+      count += 1;
+      if (count % 3 === 0) {
+        response.socket?.destroy();
+        return;
+      }
+      response.statusCode = count % 3 === 1 ? 200 : 503;
+      response.end('{}');
+    });
+    servers.push(server);
+
+    const result = await pacedLoad({
+      origin,
+      rate: 100,
+      durationS: 0.09,
+      connections: 3,
+      next: () => ({ method: 'GET', path: '/' }),
+    });
+
+    expect(result.sent).toBe(9);
+    expect(Object.fromEntries(result.statuses)).toEqual({ 0: 3, 200: 3, 503: 3 });
+    expect(result.errors).toBe(6);
+  });
+
+  it('gives up on a request that is not answered in time, as an error', async () => {
+    const { origin, server } = await serve(() => undefined);
+    servers.push(server);
+
+    const result = await pacedLoad({
+      origin,
+      rate: 10,
+      durationS: 0.2,
+      connections: 2,
+      timeoutMs: 200,
+      next: () => ({ method: 'GET', path: '/' }),
+    });
+
+    expect(result.sent).toBe(2);
+    expect(result.statuses.get(0)).toBe(2);
+    expect(result.errors).toBe(2);
+    expect(result.max).toBeGreaterThanOrEqual(200);
+  });
+});
+
+describe('percentile', () => {
+  it.each([
+    [0.5, 50],
+    [0.99, 99],
+    [1, 100],
+    [0, 1],
+  ])('gives the nearest-rank %p percentile of 1..100: %p', (q, expected) => {
+    expect(
+      percentile(
+        Float64Array.from({ length: 100 }, (_, i) => i + 1),
+        q,
+      ),
+    ).toBe(expected);
+  });
+
+  it('is NaN with no values', () => {
+    expect(percentile(new Float64Array(0), 0.99)).toBeNaN();
+  });
+});

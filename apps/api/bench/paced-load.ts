@@ -1,0 +1,132 @@
+/*
+ * Requests at an even rate whatever the answers' pace (an open loop). Request i is due at start + i / rate, and
+ * its latency counts from then: time it waited for a free connection, or for this process's timer, counts too.
+ * autocannon's `overallRate` cannot measure latency below saturation: each of its connections sends its share
+ * of a second back to back from the second's start, then waits for the next second (decision 0058).
+ */
+import { Agent, request, type OutgoingHttpHeaders } from 'node:http';
+
+export interface PacedRequest {
+  method: string;
+  path: string;
+  headers?: OutgoingHttpHeaders;
+  body?: string;
+}
+
+export interface PacedLoadOptions {
+  /** `http://host:port` */
+  origin: string;
+  /** Requests a second. */
+  rate: number;
+  durationS: number;
+  /** Keep-alive connections at most; a request due while all are busy waits for one, and the wait counts. */
+  connections: number;
+  /** The next request to send, called once per request when it is due. */
+  next: () => PacedRequest;
+  /** A request that has not answered by then counts as an error (default 10 s). */
+  timeoutMs?: number;
+}
+
+export interface PacedLoadResult {
+  sent: number;
+  /** Answers a second, from the first request's due time to the last answer. */
+  requestsPerSecond: number;
+  /** Latency percentiles (ms) over every request, answered or not. */
+  p50: number;
+  p99: number;
+  max: number;
+  /** Requests without a 2xx answer (another status, a connection error, a timeout). */
+  errors: number;
+  /** Answers by status; 0 for a request that got none. */
+  statuses: Map<number, number>;
+  /**
+   * How late this process sent requests (ms, 99th percentile): the part of the latencies that is the load
+   * generator's own, on a machine it shares with the service.
+   */
+  lateP99: number;
+}
+
+/** The nearest-rank percentile of ascending `sorted` (q in 0..1). */
+export function percentile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+export function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
+  const { hostname, port } = new URL(options.origin);
+  const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
+  const total = Math.max(1, Math.round(options.rate * options.durationS));
+  const interval = 1000 / options.rate;
+  const latencies = new Float64Array(total);
+  const late = new Float64Array(total);
+  const statuses = new Map<number, number>();
+  let sent = 0;
+  let answered = 0;
+  let errors = 0;
+  const started = performance.now();
+
+  return new Promise((resolve) => {
+    const finish = (index: number, due: number, status: number): void => {
+      latencies[index] = performance.now() - due;
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      if (status < 200 || status > 299) errors += 1;
+      answered += 1;
+      if (answered < total) return;
+      const elapsedS = (performance.now() - started) / 1000;
+      agent.destroy();
+      latencies.sort();
+      late.sort();
+      resolve({
+        sent,
+        requestsPerSecond: answered / elapsedS,
+        p50: percentile(latencies, 0.5),
+        p99: percentile(latencies, 0.99),
+        max: latencies[total - 1]!,
+        errors,
+        statuses,
+        lateP99: percentile(late, 0.99),
+      });
+    };
+
+    const send = (index: number, due: number): void => {
+      late[index] = performance.now() - due;
+      const { method, path, headers = {}, body } = options.next();
+      let settled = false;
+      const settle = (status: number): void => {
+        if (settled) return;
+        settled = true;
+        finish(index, due, status);
+      };
+      const outgoing = request(
+        {
+          hostname,
+          port,
+          method,
+          path,
+          agent,
+          headers: body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) },
+        },
+        (incoming) => {
+          incoming.resume();
+          incoming.once('end', () => settle(incoming.statusCode ?? 0));
+          incoming.once('error', () => settle(0));
+        },
+      );
+      outgoing.setTimeout(options.timeoutMs ?? 10_000, () => outgoing.destroy(new Error('timed out')));
+      outgoing.once('error', () => settle(0));
+      outgoing.end(body);
+    };
+
+    // Sends every request that is due, then sleeps until the next one is. A late timer sends what it owes at
+    // once, and those requests' latencies count from when they were due.
+    const tick = (): void => {
+      const now = performance.now();
+      while (sent < total && started + sent * interval <= now) {
+        send(sent, started + sent * interval);
+        sent += 1;
+      }
+      if (sent < total) setTimeout(tick, started + sent * interval - performance.now());
+    };
+    tick();
+  });
+}
