@@ -41,14 +41,14 @@ describe('pacedLoad', () => {
     expect(result.errors).toBe(0);
     expect(result.statuses.get(200)).toBe(200);
     // 200 a second is 20 per 100 ms. A client that sends as fast as it is answered would send them all
-    // within the first tens of milliseconds; a late timer on a busy machine bunches a few.
+    // within the first tens of milliseconds; a timer held up on a busy machine bunches some, never half.
     const first = arrivals[0]!;
     const perWindow = new Map<number, number>();
     for (const arrival of arrivals) {
       const window = Math.floor((arrival - first) / 100);
       perWindow.set(window, (perWindow.get(window) ?? 0) + 1);
     }
-    expect(Math.max(...perWindow.values())).toBeLessThanOrEqual(50);
+    expect(Math.max(...perWindow.values())).toBeLessThan(100);
     expect(arrivals[arrivals.length - 1]! - first).toBeGreaterThan(850);
   });
 
