@@ -75,6 +75,8 @@ interface Pass {
   dbCpuMsPerRequest: number;
   /** Paced passes: how late the bench sent requests (ms, 99th percentile), a part of their latencies. */
   lateP99?: number;
+  /** Write-ahead log the server wrote per request (bytes): what each commit makes the disk flush. */
+  walBytesPerRequest: number;
 }
 
 /** The serving process of each target's origin, whose CPU time a pass reads. */
@@ -121,6 +123,18 @@ async function databaseCpu(): Promise<Map<number, number>> {
   )) as Array<{ pid: number }>;
   for (const { pid } of rows) cpu.set(pid, cpuMs(pid));
   return cpu;
+}
+
+/**
+ * The server's write-ahead log position (bytes), NaN without a watcher. Server-wide: read around a pass when
+ * nothing else writes to the server, it is what the pass's commits wrote.
+ */
+async function walPosition(): Promise<number> {
+  if (!databaseWatcher) return NaN;
+  const [row] = (await databaseWatcher.query(
+    `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS position`,
+  )) as Array<{ position: string }>;
+  return Number(row?.position);
 }
 
 function databaseCpuSpent(before: Map<number, number>, after: Map<number, number>): number {
@@ -187,15 +201,20 @@ function settleStorage(): void {
 /** A pass's requests/s, latency and errors, with the CPU the serving process and PostgreSQL spent meanwhile. */
 async function measured(
   url: string,
-  load: () => Promise<Omit<Pass, 'cpuMsPerRequest' | 'dbCpuMsPerRequest'> & { total: number }>,
+  load: () => Promise<
+    Omit<Pass, 'cpuMsPerRequest' | 'dbCpuMsPerRequest' | 'walBytesPerRequest'> & { total: number }
+  >,
 ): Promise<Pass> {
   settleStorage();
   const pid = servers.get(new URL(url).origin);
   const cpuBefore = cpuMs(pid);
   const dbBefore = await databaseCpu();
+  const walBefore = await walPosition();
   const { total, ...pass } = await load();
+  const walAfter = await walPosition();
   return {
     ...pass,
+    walBytesPerRequest: (walAfter - walBefore) / Math.max(1, total),
     cpuMsPerRequest: (cpuMs(pid) - cpuBefore) / Math.max(1, total),
     dbCpuMsPerRequest: databaseCpuSpent(dbBefore, await databaseCpu()) / Math.max(1, total),
   };
@@ -591,6 +610,14 @@ async function main(): Promise<void> {
           `at the 99th percentile: ${lateness.join('; ')}.`,
       );
     }
+    const kb = (pass: Pass) => `${(pass.walBytesPerRequest / 1024).toFixed(1)} KB`;
+    console.log(
+      `\nWrite-ahead log per request: ${rows
+        .map(
+          ([name, pass, reference]) => `${name} ${kb(pass)}${reference ? ` (floor ${kb(reference)})` : ''}`,
+        )
+        .join('; ')}.`,
+    );
     const peak = (target: Target | undefined) =>
       target ? `${peakMemoryMb(servers.get(target.baseUrl)).toFixed(0)} MB` : 'not measured';
     console.log(

@@ -53,7 +53,10 @@ export interface AuthorizationRow {
   policy: AuthorizationPolicy;
   payer: Payer;
   template_selection: TemplateSelection;
-  questionnaire: QuestionnaireTemplate;
+  /** The case's own questionnaire; null when it is a shared catalog template (`questionnaire_id`). */
+  questionnaire: QuestionnaireTemplate | null;
+  /** The shared questionnaire's id in `questionnaire_documents` (decision 0059); null when the row has its own. */
+  questionnaire_id: string | null;
   document_requirements: DocumentRequirement[];
   portal_issues: RequirementIssue[];
   questionnaire_response: QuestionnaireResponse;
@@ -128,7 +131,8 @@ export const AuthorizationEntity = new EntitySchema<AuthorizationRow>({
     policy: { type: 'json' },
     payer: { type: 'json' },
     template_selection: { type: 'json' },
-    questionnaire: { type: 'json' },
+    questionnaire: { type: 'json', nullable: true },
+    questionnaire_id: { type: 'text', nullable: true },
     document_requirements: { type: 'json' },
     portal_issues: { type: 'json' },
     questionnaire_response: { type: 'json' },

@@ -16,6 +16,7 @@ import {
   type SubmissionAttempt,
 } from '@prior-auth/domain';
 import type { AttachmentRow, AuthorizationRow, ReviewSnapshotRow, Stored } from './authorization.entity';
+import { storedQuestionnaire } from './questionnaire-text-cache';
 
 /** The rows one authorization is stored as: its own row, its attachments and its current review snapshot. */
 export interface AuthorizationRows {
@@ -25,6 +26,10 @@ export interface AuthorizationRows {
 }
 
 const date = (value: string): Date => new Date(value);
+
+const missing = (message: string): never => {
+  throw new Error(message);
+};
 const optionalDate = (value: string | null | undefined): Date | null =>
   value == null ? null : new Date(value);
 
@@ -110,7 +115,9 @@ export function toAuthorization(rows: AuthorizationRows): Authorization {
     templateSelection: row.template_selection,
     routeId: row.route_id,
     portalAuthMode: row.portal_auth_mode as PortalAuthMode,
-    questionnaire: row.questionnaire,
+    questionnaire:
+      row.questionnaire ??
+      missing(`authorization ${row.id}: its shared questionnaire ${row.questionnaire_id} was not loaded`),
     documentRequirements: row.document_requirements,
     portalIssues: row.portal_issues,
     questionnaireResponse: row.questionnaire_response,
@@ -145,6 +152,7 @@ export function toAuthorization(rows: AuthorizationRows): Authorization {
 export function toAuthorizationRows(state: AuthorizationState): AuthorizationRows {
   const tenant = { organization_id: state.organizationId, environment: state.environment };
   const snapshot = state.submission.reviewSnapshot;
+  const shared = storedQuestionnaire(state.questionnaire);
   return {
     authorization: {
       ...tenant,
@@ -159,7 +167,9 @@ export function toAuthorizationRows(state: AuthorizationState): AuthorizationRow
       policy: state.policy,
       payer: state.payer,
       template_selection: state.templateSelection,
-      questionnaire: state.questionnaire,
+      // A catalog template is stored once and pointed at (decision 0059); any other questionnaire in the row.
+      questionnaire: shared === null ? state.questionnaire : null,
+      questionnaire_id: shared?.id ?? null,
       document_requirements: state.documentRequirements,
       portal_issues: state.portalIssues,
       questionnaire_response: state.questionnaireResponse,

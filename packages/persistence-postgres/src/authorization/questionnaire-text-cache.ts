@@ -1,10 +1,18 @@
+import { createHash } from 'node:crypto';
 import { freezeShared, type QuestionnaireTemplate } from '@prior-auth/domain';
-import { rememberJson } from '../unit-of-work/sql';
+import { rememberedJson, rememberJson } from '../unit-of-work/sql';
 
 /** How many distinct questionnaire texts a process keeps parsed (a handful of route versions are in use). */
 export const PARSED_QUESTIONNAIRES = 256;
 
 const parsed = new Map<string, QuestionnaireTemplate>();
+
+/** Ids in `questionnaire_documents` of the shared templates this process knows to be catalog templates. */
+const storedIds = new WeakMap<QuestionnaireTemplate, string>();
+
+/** A shared questionnaire's id: a hash of its text, so every process names the same template alike. */
+export const questionnaireDocumentId = (text: string): string =>
+  `qst_${createHash('sha256').update(text).digest('base64url')}`;
 
 /**
  * A case's questionnaire from its stored JSON text. Every case of a route version stores the same template,
@@ -12,8 +20,11 @@ const parsed = new Map<string, QuestionnaireTemplate>();
  * and the template compiler's cache finds it by identity (docs/performance.md). The aggregate replaces its
  * questionnaire rather than changing it, so sharing it is safe; freezing makes a change in place fail loudly.
  */
-export function questionnaireFromText(text: string): QuestionnaireTemplate {
-  return known(text) ?? keep(text, JSON.parse(text) as QuestionnaireTemplate);
+export function questionnaireFromText(text: string, storedId: string | null = null): QuestionnaireTemplate {
+  const template = known(text) ?? keep(text, JSON.parse(text) as QuestionnaireTemplate);
+  // A row that points at a stored template proves the text is one (decision 0059).
+  if (storedId !== null) storedIds.set(template, storedId);
+  return template;
 }
 
 /**
@@ -23,7 +34,20 @@ export function questionnaireFromText(text: string): QuestionnaireTemplate {
  */
 export function sharedQuestionnaire(template: QuestionnaireTemplate): QuestionnaireTemplate {
   const text = JSON.stringify(template);
-  return known(text) ?? keep(text, template);
+  const shared = known(text) ?? keep(text, template);
+  if (!storedIds.has(shared)) storedIds.set(shared, questionnaireDocumentId(text));
+  return shared;
+}
+
+/**
+ * Where a case's questionnaire is kept (decision 0059): a catalog template, shared by every case of its route
+ * version, as one stored document (`id`, with its `text`); any other questionnaire (a payer portal's questions
+ * added to a case) in the case's own row (null).
+ */
+export function storedQuestionnaire(template: QuestionnaireTemplate): { id: string; text: string } | null {
+  const id = storedIds.get(template);
+  const text = id === undefined ? undefined : rememberedJson(template);
+  return id === undefined || text === undefined ? null : { id, text };
 }
 
 function known(text: string): QuestionnaireTemplate | undefined {

@@ -26,7 +26,7 @@ import {
   type Stored,
 } from './authorization.entity';
 import { toAuthorization, toAuthorizationRows } from './authorization.mapper';
-import { questionnaireFromText } from './questionnaire-text-cache';
+import { questionnaireFromText, storedQuestionnaire } from './questionnaire-text-cache';
 import { writeSql } from '../unit-of-work/write-batch';
 
 const AUTHORIZATIONS = rowTable(AuthorizationEntity);
@@ -85,7 +85,9 @@ const ROW_WITHOUT_QUESTIONNAIRE = `json_build_object(${Object.keys(Authorization
  */
 const LOADED_COLUMNS: Record<keyof SelectedRow, string> = {
   loaded_row: ROW_WITHOUT_QUESTIONNAIRE,
-  questionnaire: 'a.questionnaire::text',
+  // A shared catalog template is stored once (decision 0059): one lookup by its primary key.
+  questionnaire: `COALESCE(a.questionnaire::text,
+      (SELECT d.document::text FROM questionnaire_documents d WHERE d.id = a.questionnaire_id))`,
   loaded_attachments: `COALESCE((SELECT json_agg(t ORDER BY t.position) FROM authorization_attachments t
       WHERE t.organization_id = a.organization_id AND t.environment = a.environment
         AND t.authorization_id = a.id), '[]')`,
@@ -120,12 +122,24 @@ const loadedChildren = ({
   reviewSnapshot: snapshot === null ? null : { ...snapshot, generated_at: new Date(snapshot.generated_at) },
 });
 
+/**
+ * A shared questionnaire stored once for every case that points at it (decision 0059), written with the case
+ * that needs it. Its text is sent each time but read only when the document is not there yet, so the usual save
+ * costs one primary-key lookup; two first saves at once meet on the key and both find it stored.
+ */
+const storeSharedQuestionnaire = ({ id, text }: { id: string; text: string }) => ({
+  sql: `INSERT INTO questionnaire_documents (id, document)
+    SELECT $1, $2::text::json WHERE NOT EXISTS (SELECT 1 FROM questionnaire_documents WHERE id = $1)
+    ON CONFLICT (id) DO NOTHING`,
+  parameters: [id, text],
+});
+
 const toLoadedAuthorization = (
   row: LoadedRow,
   children: ReturnType<typeof loadedChildren> = loadedChildren(row),
 ): Authorization => {
   const { loaded_attachments: _attachments, loaded_review_snapshot: _snapshot, ...authorization } = row;
-  const questionnaire = questionnaireFromText(row.questionnaire as unknown as string);
+  const questionnaire = questionnaireFromText(row.questionnaire as unknown as string, row.questionnaire_id);
   return toAuthorization({ authorization: { ...authorization, questionnaire }, ...children });
 };
 
@@ -239,8 +253,11 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
 
   async save(authorization: Authorization): Promise<void> {
     assertSameTenant(this.scope, authorization, 'authorization');
-    const rows = toAuthorizationRows(authorization.readState());
+    const state = authorization.readState();
+    const rows = toAuthorizationRows(state);
     const expected = authorization.persistedVersion;
+    const shared = storedQuestionnaire(state.questionnaire);
+    if (shared !== null) await writeSql(this.manager, storeSharedQuestionnaire(shared));
     if (expected === null) {
       const insert = insertStatement(
         AUTHORIZATIONS,

@@ -143,8 +143,11 @@ describe('importing route templates', () => {
         });
         expect(second).toMatchObject({ templateVersion: 2, previousVersion: '1' });
         const [pinned] = await dataSource.query(
-          `SELECT questionnaire->>'version' AS version, questionnaire->>'title' AS title FROM authorizations
-           WHERE id = $1`,
+          // The case's questionnaire: its own, or the shared one it points at (decision 0059).
+          `SELECT q->>'version' AS version, q->>'title' AS title
+             FROM authorizations a LEFT JOIN questionnaire_documents d ON d.id = a.questionnaire_id,
+                  LATERAL (SELECT COALESCE(a.questionnaire, d.document) AS q) pinned
+            WHERE a.id = $1`,
           [created.id],
         );
         expect(pinned).toEqual({ version: '1', title: 'Walker order' });

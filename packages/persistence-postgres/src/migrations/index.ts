@@ -22,6 +22,7 @@ import { DomainEventsInAuditLog1763769000000 } from './1763769000000-domain-even
 import { UncompressedCaseDocuments1763770000000 } from './1763770000000-uncompressed-case-documents';
 import { CaseDocumentsAsJson1763771000000 } from './1763771000000-case-documents-as-json';
 import { RefuseCommitFunction1763772000000 } from './1763772000000-refuse-commit-function';
+import { SharedQuestionnaires1763773000000 } from './1763773000000-shared-questionnaires';
 
 /** Every committed migration, oldest first. Listed explicitly so builds never depend on file globbing. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   UncompressedCaseDocuments1763770000000,
   CaseDocumentsAsJson1763771000000,
   RefuseCommitFunction1763772000000,
+  SharedQuestionnaires1763773000000,
 ];

@@ -5,6 +5,7 @@ import { createDataSource } from '../database/data-source';
 import { migrate } from '../database/migration-runner';
 import { DomainEventsInAuditLog1763769000000 } from './1763769000000-domain-events-in-audit-log';
 import { CaseDocumentsAsJson1763771000000 } from './1763771000000-case-documents-as-json';
+import { SharedQuestionnaires1763773000000 } from './1763773000000-shared-questionnaires';
 import { MIGRATIONS } from './index';
 
 const TABLES = [
@@ -179,6 +180,52 @@ describe('schema migrations', () => {
               `SELECT attstorage FROM pg_attribute WHERE attrelid = 'events'::regclass AND attname = 'snapshot'`,
             ),
           ).toEqual([{ attstorage: 'e' }]);
+        }),
+      ),
+    MIGRATIONS_TIMEOUT_MS,
+  );
+
+  it(
+    'point cases at one shared questionnaire (decision 0059), and write it back into each case when reverted',
+    () =>
+      withMigratedDatabase((dataSource) =>
+        rolledBack(dataSource, async (runner) => {
+          const questionnaire = { id: 'tmpl_1', title: 'CPAP — “device”', groups: [] };
+          await runner.query(`INSERT INTO organizations (id, name) VALUES ('org_1', 'Clinic')`);
+          await runner.query(`INSERT INTO questionnaire_documents (id, document) VALUES ('qst_1', $1)`, [
+            JSON.stringify(questionnaire),
+          ]);
+          const insertCase = (id: string, own: object | null, shared: string | null) =>
+            runner.query(
+              `INSERT INTO authorizations (organization_id, environment, id, version, status, provider_npi, payer_id,
+                 route_id, portal_auth_mode, policy, payer, template_selection, questionnaire, questionnaire_id,
+                 document_requirements, questionnaire_response, questionnaire_response_version, attachment_version,
+                 requirements, submission, created_at, updated_at)
+               VALUES ('org_1', 'sandbox', $1, 1, 'requires_input', '1234567893', 'payer_uhc', 'route_1', 'automated',
+                 '{}', '{}', '{}', $2, $3, '[]', '{"item":[]}', 1, 1, '{}', '{}', now(), now())`,
+              [id, own === null ? null : JSON.stringify(own), shared],
+            );
+          await insertCase('auth_shared', null, 'qst_1');
+          await insertCase('auth_own', { id: 'own', groups: [] }, null);
+          // Exactly one of the two: a case cannot have both, or neither.
+          await expect(
+            runner.query('SAVEPOINT s1').then(() => insertCase('auth_both', questionnaire, 'qst_1')),
+          ).rejects.toThrow(/authorizations_one_questionnaire/);
+          await runner.query('ROLLBACK TO SAVEPOINT s1');
+          // A shared questionnaire some case points at cannot be removed.
+          await expect(
+            runner.query('SAVEPOINT s2').then(() => runner.query(`DELETE FROM questionnaire_documents`)),
+          ).rejects.toThrow(/foreign key/);
+          await runner.query('ROLLBACK TO SAVEPOINT s2');
+
+          await new SharedQuestionnaires1763773000000().down(runner);
+          expect(await runner.query(`SELECT id, questionnaire FROM authorizations ORDER BY id`)).toEqual([
+            { id: 'auth_own', questionnaire: { id: 'own', groups: [] } },
+            { id: 'auth_shared', questionnaire },
+          ]);
+          expect(await runner.query(`SELECT to_regclass('questionnaire_documents') AS table_name`)).toEqual([
+            { table_name: null },
+          ]);
         }),
       ),
     MIGRATIONS_TIMEOUT_MS,

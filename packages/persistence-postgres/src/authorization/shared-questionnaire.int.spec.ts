@@ -1,0 +1,130 @@
+import { Authorization, type TenantScope } from '@prior-auth/domain';
+import { createInput } from '@prior-auth/domain/testing';
+import type { DataSource } from 'typeorm';
+import { openTestDataSource } from '../database/test-database';
+import { createTestTenant, testCursors, uniqueSuffix } from '../unit-of-work/testing/test-tenants';
+import { TypeOrmUnitOfWork } from '../unit-of-work/typeorm-unit-of-work';
+import { questionnaireDocumentId, sharedQuestionnaire } from './questionnaire-text-cache';
+import { answers, questionnaire, testContext } from './testing/authorization-builders';
+
+/** Decision 0059: a catalog template is stored once and every case of its route points at it. */
+
+let dataSource: DataSource;
+let unitOfWork: TypeOrmUnitOfWork;
+
+beforeAll(async () => {
+  dataSource = await openTestDataSource(8);
+  unitOfWork = new TypeOrmUnitOfWork(dataSource, { cursors: testCursors() });
+});
+afterAll(() => dataSource.destroy());
+
+/** A template no other test uses (the stored documents are shared by the whole database). */
+const uniqueTemplate = () => ({ ...questionnaire(), title: `Template ${uniqueSuffix()}` });
+
+const newCase = (scope: TenantScope, template = questionnaire()) =>
+  Authorization.create(
+    createInput({ ...scope, questionnaire: template, questionnaireResponse: { item: answers() } }),
+    testContext(),
+  );
+
+const create = (scope: TenantScope, authorization: Authorization) =>
+  unitOfWork.run(scope, (tx) => tx.authorizations.save(authorization));
+
+const load = (scope: TenantScope, id: string) =>
+  unitOfWork.run(scope, (tx) => tx.authorizations.findById(id));
+
+const storedRow = async (id: string) =>
+  (
+    (await dataSource.query(
+      'SELECT questionnaire::text AS questionnaire, questionnaire_id FROM authorizations WHERE id = $1',
+      [id],
+    )) as Array<{ questionnaire: string | null; questionnaire_id: string | null }>
+  )[0];
+
+const documents = (id: string) =>
+  dataSource.query('SELECT document::text AS document FROM questionnaire_documents WHERE id = $1', [
+    id,
+  ]) as Promise<Array<{ document: string }>>;
+
+describe('shared questionnaires', () => {
+  it('stores a catalog template once; every case points at it and reads it back whole', async () => {
+    const scope = await createTestTenant(dataSource);
+    const template = uniqueTemplate();
+    const shared = sharedQuestionnaire(template);
+    const id = questionnaireDocumentId(JSON.stringify(template));
+    const first = newCase(scope, shared);
+    const second = newCase(scope, shared);
+
+    await create(scope, first);
+    await create(scope, second);
+
+    for (const authorization of [first, second]) {
+      expect(await storedRow(authorization.id)).toEqual({ questionnaire: null, questionnaire_id: id });
+      const loaded = await load(scope, authorization.id);
+      expect(loaded!.toState()).toEqual(authorization.toState());
+      expect(loaded!.readState().questionnaire).toBe(shared);
+    }
+    expect(await documents(id)).toEqual([{ document: JSON.stringify(template) }]);
+  });
+
+  it("keeps a questionnaire that is not a catalog template in the case's own row", async () => {
+    const scope = await createTestTenant(dataSource);
+    const own = uniqueTemplate();
+    const authorization = newCase(scope, own);
+
+    await create(scope, authorization);
+
+    expect(await storedRow(authorization.id)).toEqual({
+      questionnaire: JSON.stringify(own),
+      questionnaire_id: null,
+    });
+    expect(await documents(questionnaireDocumentId(JSON.stringify(own)))).toEqual([]);
+    expect((await load(scope, authorization.id))!.toState()).toEqual(authorization.toState());
+  });
+
+  it('points a case stored with its own copy at the shared document when it is saved again', async () => {
+    const scope = await createTestTenant(dataSource);
+    const template = uniqueTemplate();
+    // Stored before the process knew the text as a catalog template, as rows written before decision 0059.
+    const authorization = newCase(scope, { ...template });
+    await create(scope, authorization);
+    expect((await storedRow(authorization.id))!.questionnaire_id).toBeNull();
+
+    sharedQuestionnaire(template);
+    await unitOfWork.run(scope, async (tx) => {
+      const loaded = (await tx.authorizations.findById(authorization.id))!;
+      loaded.cancel(testContext());
+      await tx.authorizations.save(loaded);
+    });
+
+    const id = questionnaireDocumentId(JSON.stringify(template));
+    expect(await storedRow(authorization.id)).toEqual({ questionnaire: null, questionnaire_id: id });
+    expect(await documents(id)).toHaveLength(1);
+    expect((await load(scope, authorization.id))!.status).toBe('canceled');
+  });
+
+  it('commits first cases of a new template at once, with one stored document', async () => {
+    const scope = await createTestTenant(dataSource);
+    const template = uniqueTemplate();
+    const shared = sharedQuestionnaire(template);
+    const cases = Array.from({ length: 6 }, () => newCase(scope, shared));
+
+    await Promise.all(cases.map((authorization) => create(scope, authorization)));
+
+    const id = questionnaireDocumentId(JSON.stringify(template));
+    expect(await documents(id)).toHaveLength(1);
+    for (const authorization of cases) expect((await storedRow(authorization.id))!.questionnaire_id).toBe(id);
+  });
+
+  it('refuses to remove a shared document a case points at', async () => {
+    const scope = await createTestTenant(dataSource);
+    const template = uniqueTemplate();
+    await create(scope, newCase(scope, sharedQuestionnaire(template)));
+
+    await expect(
+      dataSource.query('DELETE FROM questionnaire_documents WHERE id = $1', [
+        questionnaireDocumentId(JSON.stringify(template)),
+      ]),
+    ).rejects.toThrow(/foreign key/);
+  });
+});
