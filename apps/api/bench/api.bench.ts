@@ -477,7 +477,7 @@ async function growTable(total: number): Promise<number> {
           ? `'auth_filler_' || n`
           : name === 'organization_id'
             ? `'org_bench_filler'`
-            : name === 'review_snapshot_id'
+            : name === 'review_snapshot_id' || name === 'questionnaire_id'
               ? 'NULL'
               : ['questionnaire', 'questionnaire_response', 'requirements'].includes(name)
                 ? `'{}'`
