@@ -103,6 +103,32 @@ describe('shared questionnaires', () => {
     expect((await load(scope, authorization.id))!.status).toBe('canceled');
   });
 
+  it('keeps pointing at the shared document when a process that never read the catalog saves the case', async () => {
+    const scope = await createTestTenant(dataSource);
+    const template = uniqueTemplate();
+    // Stored by another process: this one has never seen the template's text.
+    const authorization = newCase(scope, { ...template });
+    await create(scope, authorization);
+    const id = questionnaireDocumentId(JSON.stringify(template));
+    await dataSource.query('INSERT INTO questionnaire_documents (id, document) VALUES ($1, $2)', [
+      id,
+      JSON.stringify(template),
+    ]);
+    await dataSource.query(
+      'UPDATE authorizations SET questionnaire = NULL, questionnaire_id = $2 WHERE id = $1',
+      [authorization.id, id],
+    );
+
+    await unitOfWork.run(scope, async (tx) => {
+      const loaded = (await tx.authorizations.findById(authorization.id))!;
+      expect(loaded.readState().questionnaire).toEqual(template);
+      loaded.cancel(testContext());
+      await tx.authorizations.save(loaded);
+    });
+
+    expect(await storedRow(authorization.id)).toEqual({ questionnaire: null, questionnaire_id: id });
+  });
+
   it('commits first cases of a new template at once, with one stored document', async () => {
     const scope = await createTestTenant(dataSource);
     const template = uniqueTemplate();
