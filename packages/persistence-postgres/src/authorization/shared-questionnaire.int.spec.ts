@@ -1,4 +1,4 @@
-import { Authorization, type TenantScope } from '@prior-auth/domain';
+import { Authorization, authorizationResourceEvents, type TenantScope } from '@prior-auth/domain';
 import { createInput } from '@prior-auth/domain/testing';
 import type { DataSource } from 'typeorm';
 import { openTestDataSource } from '../database/test-database';
@@ -21,6 +21,16 @@ afterAll(() => dataSource.destroy());
 /** A template no other test uses (the stored documents are shared by the whole database). */
 const uniqueTemplate = () => ({ ...questionnaire(), title: `Template ${uniqueSuffix()}` });
 
+/** A unique template as the catalog hands it out (`shared`), and the id of its stored document. */
+const catalogTemplate = () => {
+  const template = uniqueTemplate();
+  return {
+    template,
+    shared: sharedQuestionnaire(template),
+    id: questionnaireDocumentId(JSON.stringify(template)),
+  };
+};
+
 const newCase = (scope: TenantScope, template = questionnaire()) =>
   Authorization.create(
     createInput({ ...scope, questionnaire: template, questionnaireResponse: { item: answers() } }),
@@ -29,6 +39,23 @@ const newCase = (scope: TenantScope, template = questionnaire()) =>
 
 const create = (scope: TenantScope, authorization: Authorization) =>
   unitOfWork.run(scope, (tx) => tx.authorizations.save(authorization));
+
+/** Saves the case with the events of its save, as the use cases do. */
+const createWithEvents = (scope: TenantScope, authorization: Authorization) =>
+  unitOfWork.run(scope, async (tx) => {
+    await tx.authorizations.save(authorization);
+    const recorded = authorization.pullEvents();
+    await tx.events.append(
+      authorizationResourceEvents(() => `evt_${uniqueSuffix()}`, authorization, recorded),
+    );
+  });
+
+const storedEvents = (authorizationId: string) =>
+  dataSource.query(
+    `SELECT snapshot::text AS snapshot, snapshot_questionnaire_id FROM events
+      WHERE authorization_id = $1 AND snapshot IS NOT NULL`,
+    [authorizationId],
+  ) as Promise<Array<{ snapshot: string; snapshot_questionnaire_id: string | null }>>;
 
 const load = (scope: TenantScope, id: string) =>
   unitOfWork.run(scope, (tx) => tx.authorizations.findById(id));
@@ -49,9 +76,7 @@ const documents = (id: string) =>
 describe('shared questionnaires', () => {
   it('stores a catalog template once; every case points at it and reads it back whole', async () => {
     const scope = await createTestTenant(dataSource);
-    const template = uniqueTemplate();
-    const shared = sharedQuestionnaire(template);
-    const id = questionnaireDocumentId(JSON.stringify(template));
+    const { template, shared, id } = catalogTemplate();
     const first = newCase(scope, shared);
     const second = newCase(scope, shared);
 
@@ -152,5 +177,68 @@ describe('shared questionnaires', () => {
         questionnaireDocumentId(JSON.stringify(template)),
       ]),
     ).rejects.toThrow(/foreign key/);
+  });
+
+  describe("in the events' snapshots (decision 0060)", () => {
+    it('a snapshot points at the stored template, and every event reads it back as the shared object', async () => {
+      const scope = await createTestTenant(dataSource);
+      const { template, shared, id } = catalogTemplate();
+      const authorization = newCase(scope, shared);
+
+      await createWithEvents(scope, authorization);
+
+      const rows = await storedEvents(authorization.id);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.snapshot_questionnaire_id).toBe(id);
+      expect(rows[0]!.snapshot).toContain(`{"$questionnaire":"${id}"}`);
+      expect(rows[0]!.snapshot).not.toContain(template.title);
+      const page = await unitOfWork.run(scope, (tx) =>
+        tx.events.list({ authorizationId: authorization.id, limit: 10 }),
+      );
+      expect(page.items.map((event) => event.type).sort()).toEqual([
+        'authorization.created',
+        `authorization.${authorization.status}`,
+      ]);
+      for (const event of page.items) {
+        expect(event.snapshot).toEqual({ kind: 'authorization', state: authorization.toState() });
+        if (event.snapshot.kind !== 'authorization') throw new Error('not a case snapshot');
+        expect(event.snapshot.state.questionnaire).toBe(shared);
+      }
+    });
+
+    it("a questionnaire that is not a catalog template stays in the snapshot's own text", async () => {
+      const scope = await createTestTenant(dataSource);
+      const own = uniqueTemplate();
+      const authorization = newCase(scope, own);
+
+      await createWithEvents(scope, authorization);
+
+      const rows = await storedEvents(authorization.id);
+      expect(rows.map((row) => row.snapshot_questionnaire_id)).toEqual([null]);
+      expect(rows[0]!.snapshot).toContain(own.title);
+      const page = await unitOfWork.run(scope, (tx) =>
+        tx.events.list({ authorizationId: authorization.id, limit: 10 }),
+      );
+      for (const event of page.items) {
+        expect(event.snapshot).toEqual({ kind: 'authorization', state: authorization.toState() });
+      }
+    });
+
+    it('refuses to remove a stored template an event points at', async () => {
+      const scope = await createTestTenant(dataSource);
+      const { shared, id } = catalogTemplate();
+      const authorization = newCase(scope, shared);
+      await createWithEvents(scope, authorization);
+      // The case itself no longer points at it: only the event's snapshot does.
+      await dataSource.query(
+        `UPDATE authorizations SET questionnaire = (SELECT document FROM questionnaire_documents WHERE id = $2),
+           questionnaire_id = NULL WHERE id = $1`,
+        [authorization.id, id],
+      );
+
+      await expect(
+        dataSource.query('DELETE FROM questionnaire_documents WHERE id = $1', [id]),
+      ).rejects.toThrow(/foreign key/);
+    });
   });
 });

@@ -1,10 +1,21 @@
+import type { QuestionnaireTemplate } from '@prior-auth/domain';
+import { questionnaireDocumentId, sharedQuestionnaire } from '../authorization/questionnaire-text-cache';
 import { columnValue, rememberJson, rowTable } from '../unit-of-work/sql';
 import { ResourceEventEntity } from './resource-event.entity';
-import { decodeSnapshot, encodeSnapshot } from './resource-event.mapper';
+import { decodeSnapshot, encodeSnapshot, type EncodedSnapshot } from './resource-event.mapper';
 
 const EVENTS = rowTable(ResourceEventEntity);
-const sent = (snapshot: object): string =>
-  columnValue(EVENTS, { snapshot } as never, 'snapshot' as never) as string;
+const sent = (snapshot: EncodedSnapshot): string =>
+  columnValue(EVENTS, { snapshot: snapshot.json } as never, 'snapshot' as never) as string;
+
+/** A catalog template as the catalog hands it out: stored once, so snapshots point at it (decision 0060). */
+const catalogTemplate = (id: string): QuestionnaireTemplate =>
+  sharedQuestionnaire({
+    id,
+    version: '1',
+    title: `Template ${id}`,
+    groups: [{ linkId: 'g', text: 'Group', items: [] }],
+  } as unknown as QuestionnaireTemplate);
 
 describe('event snapshots', () => {
   it('tag dates, drop undefined members and come back as they were', () => {
@@ -46,5 +57,74 @@ describe('event snapshots', () => {
     const text = sent(encodeSnapshot(state));
     expect(text).toBe('{"questionnaire":{"id": "q"},"notes":["\\u00000","\\u00001"],"other":{"id":"q"}}');
     expect(JSON.parse(text)).toEqual({ ...state, questionnaire: { id: 'q' } });
+  });
+
+  it('point at a stored questionnaire instead of writing it, and read it back as the shared template', () => {
+    const questionnaire = catalogTemplate(`q_${Math.random().toString(36).slice(2)}`);
+    const text = JSON.stringify(questionnaire);
+    const id = questionnaireDocumentId(text);
+    const encoded = encodeSnapshot({
+      kind: 'authorization',
+      state: { questionnaire, status: 'requires_input' },
+    });
+    expect(encoded.questionnaireId).toBe(id);
+    const stored = sent(encoded);
+    expect(stored).toBe(
+      `{"kind":"authorization","state":{"questionnaire":{"$questionnaire":"${id}"},"status":"requires_input"}}`,
+    );
+    const decoded = decodeSnapshot(JSON.parse(stored), { id, text }) as {
+      state: { questionnaire: QuestionnaireTemplate };
+    };
+    expect(decoded.state.questionnaire).toBe(questionnaire);
+    expect(decoded).toEqual({ kind: 'authorization', state: { questionnaire, status: 'requires_input' } });
+  });
+
+  it('point at one stored questionnaire only, and write any other in full', () => {
+    const first = catalogTemplate(`q_${Math.random().toString(36).slice(2)}`);
+    const second = catalogTemplate(`q_${Math.random().toString(36).slice(2)}`);
+    const encoded = encodeSnapshot({ first, second });
+    expect(encoded.questionnaireId).toBe(questionnaireDocumentId(JSON.stringify(first)));
+    expect(JSON.parse(sent(encoded))).toEqual({
+      first: { $questionnaire: encoded.questionnaireId },
+      second: JSON.parse(JSON.stringify(second)),
+    });
+  });
+
+  it('write a questionnaire that is not a stored template in full, and point at nothing', () => {
+    const questionnaire = { id: 'portal-questions', version: '1', groups: [] };
+    const encoded = encodeSnapshot({ questionnaire });
+    expect(encoded.questionnaireId).toBeNull();
+    expect(sent(encoded)).toBe('{"questionnaire":{"id":"portal-questions","version":"1","groups":[]}}');
+  });
+
+  it("keep a state's own object that reads like a tag for another document as it is", () => {
+    const questionnaire = catalogTemplate(`q_${Math.random().toString(36).slice(2)}`);
+    const text = JSON.stringify(questionnaire);
+    const id = questionnaireDocumentId(text);
+    const state = {
+      questionnaire,
+      note: { $questionnaire: 'qst_other' },
+      none: { $questionnaire: id, extra: 1 },
+    };
+    const decoded = decodeSnapshot(JSON.parse(sent(encodeSnapshot(state))), { id, text });
+    expect(decoded).toEqual(state);
+  });
+
+  it('point at a stored questionnaire also when the state has text that reads like a placeholder', () => {
+    const questionnaire = catalogTemplate(`q_${Math.random().toString(36).slice(2)}`);
+    const text = JSON.stringify(questionnaire);
+    const id = questionnaireDocumentId(text);
+    const other = { id: 'known' };
+    rememberJson(other, '{"id": "known"}');
+    const state = { questionnaire, other, notes: ['\u00000'] };
+    const encoded = encodeSnapshot(state);
+    expect(encoded.questionnaireId).toBe(id);
+    expect(sent(encoded)).toBe(
+      `{"questionnaire":{"$questionnaire":"${id}"},"other":{"id": "known"},"notes":["\\u00000"]}`,
+    );
+    expect(decodeSnapshot(JSON.parse(sent(encoded)), { id, text })).toEqual({
+      ...state,
+      other: { id: 'known' },
+    });
   });
 });

@@ -9,7 +9,12 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { assertPageLimit, type CursorBinding, type KeysetCursors } from '../pagination/keyset-cursor';
 import { insertStatement, rowTable, runSql, type SqlStatement } from '../unit-of-work/sql';
 import { assertSameTenant, tenantParameters } from '../unit-of-work/tenant-bound';
-import { READABLE_EVENTS, ResourceEventEntity, type ResourceEventRow } from './resource-event.entity';
+import {
+  READABLE_EVENTS,
+  ResourceEventEntity,
+  type ReadableEventRow,
+  type ResourceEventRow,
+} from './resource-event.entity';
 import { encodeSnapshot, toResourceEvent, toResourceEventRow } from './resource-event.mapper';
 
 const EVENTS = rowTable(ResourceEventEntity);
@@ -80,7 +85,7 @@ export class TypeOrmResourceEventLog implements ResourceEventLog {
     }
     parameters.push(query.limit + 1);
     sql += ` ORDER BY sequence DESC LIMIT $${parameters.length}`;
-    const { rows } = await runSql<ResourceEventRow>(this.manager, sql, parameters);
+    const { rows } = await runSql<ReadableEventRow>(this.manager, sql, parameters);
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     const nextCursor =

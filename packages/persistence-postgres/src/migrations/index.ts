@@ -23,6 +23,7 @@ import { UncompressedCaseDocuments1763770000000 } from './1763770000000-uncompre
 import { CaseDocumentsAsJson1763771000000 } from './1763771000000-case-documents-as-json';
 import { RefuseCommitFunction1763772000000 } from './1763772000000-refuse-commit-function';
 import { SharedQuestionnaires1763773000000 } from './1763773000000-shared-questionnaires';
+import { SnapshotQuestionnaireReferences1763774000000 } from './1763774000000-snapshot-questionnaire-references';
 
 /** Every committed migration, oldest first. Listed explicitly so builds never depend on file globbing. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   CaseDocumentsAsJson1763771000000,
   RefuseCommitFunction1763772000000,
   SharedQuestionnaires1763773000000,
+  SnapshotQuestionnaireReferences1763774000000,
 ];

@@ -6,6 +6,7 @@ import { migrate } from '../database/migration-runner';
 import { DomainEventsInAuditLog1763769000000 } from './1763769000000-domain-events-in-audit-log';
 import { CaseDocumentsAsJson1763771000000 } from './1763771000000-case-documents-as-json';
 import { SharedQuestionnaires1763773000000 } from './1763773000000-shared-questionnaires';
+import { SnapshotQuestionnaireReferences1763774000000 } from './1763774000000-snapshot-questionnaire-references';
 import { MIGRATIONS } from './index';
 
 const TABLES = [
@@ -99,16 +100,17 @@ describe('schema migrations', () => {
   );
 
   it(
-    'store the case documents uncompressed (decision 0051): rows up to a page inline, snapshots out of line',
+    'store the case documents uncompressed (decisions 0051, 0060): rows up to a page inline, larger ones out of line',
     () =>
       withMigratedDatabase(async (dataSource) => {
         expect(
           await dataSource.query(
             `SELECT relname, reloptions FROM pg_class
-              WHERE relname IN ('authorizations', 'idempotency_records') ORDER BY relname`,
+              WHERE relname IN ('authorizations', 'events', 'idempotency_records') ORDER BY relname`,
           ),
         ).toEqual([
           { relname: 'authorizations', reloptions: ['toast_tuple_target=8160'] },
+          { relname: 'events', reloptions: ['toast_tuple_target=8160'] },
           { relname: 'idempotency_records', reloptions: ['toast_tuple_target=8160'] },
         ]);
         expect(
@@ -130,6 +132,33 @@ describe('schema migrations', () => {
                  FROM idempotency_records WHERE key = 'k_1'`,
             ),
           ).toEqual([{ compression: null, length: 6000 }]);
+          // A snapshot of 4,000 bytes stays in its row, uncompressed; one of 9,000 goes out of line, uncompressed.
+          const [toastTable] = (await runner.query(
+            `SELECT reltoastrelid::regclass::text AS toast FROM pg_class WHERE relname = 'events'`,
+          )) as Array<{ toast: string }>;
+          const snapshotOf = (bytes: number) => JSON.stringify({ kind: 'x', text: '7'.repeat(bytes - 22) });
+          for (const [id, bytes] of [
+            ['evt_small', 4_000],
+            ['evt_large', 9_000],
+          ] as const) {
+            await runner.query(
+              `INSERT INTO events (id, organization_id, environment, type, created_at, snapshot)
+               VALUES ($1, 'org_1', 'sandbox', 'authorization.updated', now(), $2)`,
+              [id, snapshotOf(bytes)],
+            );
+          }
+          expect(
+            await runner.query(
+              `SELECT id, pg_column_compression(snapshot) AS compression, octet_length(snapshot::text) AS length
+                 FROM events ORDER BY id`,
+            ),
+          ).toEqual([
+            { id: 'evt_large', compression: null, length: 9_000 },
+            { id: 'evt_small', compression: null, length: 4_000 },
+          ]);
+          expect(
+            await runner.query(`SELECT count(DISTINCT chunk_id)::int AS values FROM ${toastTable!.toast}`),
+          ).toEqual([{ values: 1 }]);
         });
       }),
     MIGRATIONS_TIMEOUT_MS,
@@ -186,7 +215,7 @@ describe('schema migrations', () => {
   );
 
   it(
-    'point cases at one shared questionnaire (decision 0059), and write it back into each case when reverted',
+    'point cases and snapshots at one shared questionnaire (decisions 0059, 0060), and write it back when reverted',
     () =>
       withMigratedDatabase((dataSource) =>
         rolledBack(dataSource, async (runner) => {
@@ -218,6 +247,42 @@ describe('schema migrations', () => {
           ).rejects.toThrow(/foreign key/);
           await runner.query('ROLLBACK TO SAVEPOINT s2');
 
+          // An event's snapshot points at it by a tag and the row's column (decision 0060).
+          const insertEvent = (
+            id: string,
+            snapshot: string | null,
+            questionnaireId: string | null,
+            heldBy: string | null = null,
+          ) =>
+            runner.query(
+              `INSERT INTO events (id, organization_id, environment, type, authorization_id, created_at, snapshot,
+                 snapshot_event_id, snapshot_questionnaire_id)
+               VALUES ($1, 'org_1', 'sandbox', 'authorization.created', 'auth_shared', now(), $2, $3, $4)`,
+              [id, snapshot, heldBy, questionnaireId],
+            );
+          const tagged = (id: string) =>
+            `{"kind":"authorization","state":{"questionnaire":{"$questionnaire":"${id}"}}}`;
+          await insertEvent('evt_shared', tagged('qst_1'), 'qst_1');
+          await insertEvent(
+            'evt_own',
+            '{"kind":"authorization","state":{"questionnaire":{"id":"own"}}}',
+            null,
+          );
+          // Only a row that holds its snapshot points at a questionnaire.
+          await expect(
+            runner.query('SAVEPOINT s3').then(() => insertEvent('evt_held', null, 'qst_1', 'evt_shared')),
+          ).rejects.toThrow(/events_snapshot_questionnaire_with_snapshot/);
+          await runner.query('ROLLBACK TO SAVEPOINT s3');
+          await expect(
+            runner.query('SAVEPOINT s4').then(() => insertEvent('evt_missing', tagged('qst_2'), 'qst_2')),
+          ).rejects.toThrow(/foreign key/);
+          await runner.query('ROLLBACK TO SAVEPOINT s4');
+
+          await new SnapshotQuestionnaireReferences1763774000000().down(runner);
+          expect(await runner.query(`SELECT id, snapshot FROM events ORDER BY id`)).toEqual([
+            { id: 'evt_own', snapshot: { kind: 'authorization', state: { questionnaire: { id: 'own' } } } },
+            { id: 'evt_shared', snapshot: { kind: 'authorization', state: { questionnaire } } },
+          ]);
           await new SharedQuestionnaires1763773000000().down(runner);
           expect(await runner.query(`SELECT id, questionnaire FROM authorizations ORDER BY id`)).toEqual([
             { id: 'auth_own', questionnaire: { id: 'own', groups: [] } },

@@ -1,7 +1,12 @@
 import type { ResourceEvent, TenantScope } from '@prior-auth/domain';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PgBoss } from 'pg-boss';
-import { READABLE_EVENTS, ResourceEventEntity, type ResourceEventRow } from '../events/resource-event.entity';
+import {
+  READABLE_EVENTS,
+  ResourceEventEntity,
+  type ReadableEventRow,
+  type ResourceEventRow,
+} from '../events/resource-event.entity';
 import { toResourceEvent, toResourceEventRow } from '../events/resource-event.mapper';
 import { insertStatement, rowTable, runSql } from '../unit-of-work/sql';
 import { WEBHOOK_DELIVERY_QUEUE } from '../outbox/job-queues';
@@ -91,7 +96,7 @@ export class PostgresWebhookDeliveryStore {
     const delivery = rows[0];
     if (delivery === undefined || delivery.status !== 'pending') return null;
     if (delivery.attempt_token !== tokenOf(job)) return null;
-    const events = await runSql<ResourceEventRow>(
+    const events = await runSql<ReadableEventRow>(
       manager,
       `SELECT * FROM ${READABLE_EVENTS} WHERE organization_id = $1 AND environment = $2 AND id = $3`,
       [...tenant, delivery.event_id],
