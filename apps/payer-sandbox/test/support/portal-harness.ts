@@ -49,9 +49,10 @@ export function portalFor(
     site: new SandboxPayerSitePage(sandbox.url),
     credentials: async () => SANDBOX_PAYER_DEMO_ACCOUNT,
     readAttachment: async (attachment) => files.get(attachment.fileId) ?? PDF_BYTES,
-    // Generous: a loaded machine slows the browser, and a slow run must not read as a portal fault.
-    navigationTimeoutMs: 15_000,
-    runTimeoutMs: 50_000,
+    // Generous: a loaded machine slows the browser, and a slow run must not read as a portal fault. In a CI
+    // pass beside the launcher's end-to-end files, 15 s for a page and 50 s for a run were not enough once.
+    navigationTimeoutMs: 30_000,
+    runTimeoutMs: 90_000,
     // Step screenshots cost a third of a run; the evidence test turns them on.
     stepScreenshots: false,
     ...overrides,

@@ -419,10 +419,13 @@ export class SandboxPayerSitePage implements PayerSitePage {
       );
     }
     const status = lastStatus.get(page) ?? 0;
+    // Read at once: a locator would wait for an alert the page may not have (a sign-in page after the session
+    // ended has none) for the whole navigation timeout, and a run on a loaded machine then passed its limit.
     const errorCode = await page
-      .locator(SELECTORS.alert)
-      .first()
-      .getAttribute('data-error')
+      .evaluate(
+        (selector) => document.querySelector(selector)?.getAttribute('data-error') ?? null,
+        SELECTORS.alert,
+      )
       .catch(() => null);
     if (name === 'unavailable' || status === 503 || status === 502 || status === 504) {
       throw transient('payer_portal_outage', `The payer's portal is unavailable (HTTP ${status}).`, {
