@@ -72,7 +72,9 @@ describe('PlaywrightPayerPortal faults', () => {
   it.concurrent(
     'session_expired: the session dying mid-form is transient; the retry submits once',
     async () => {
-      const portal = portalFor(fixture.sandbox, fixture.browser);
+      // Waits far longer than the run's limit: a step that waited for something the sign-in page lacks (its
+      // alert) would run out the run's time and read as payer_portal_timeout, not as the ended session.
+      const portal = portalFor(fixture.sandbox, fixture.browser, { navigationTimeoutMs: 600_000 });
       const theCase = portalCase('SBX-SESSION-EXPIRED');
       const key = uniqueKey(theCase);
       await expect(portal.submit(theCase, { idempotencyKey: key })).rejects.toMatchObject({
