@@ -2,7 +2,12 @@ import type { QuestionnaireTemplate } from '@prior-auth/domain';
 import { questionnaireDocumentId, sharedQuestionnaire } from '../authorization/questionnaire-text-cache';
 import { columnValue, rememberJson, rowTable } from '../unit-of-work/sql';
 import { ResourceEventEntity } from './resource-event.entity';
-import { decodeSnapshot, encodeSnapshot, type EncodedSnapshot } from './resource-event.mapper';
+import {
+  decodeSnapshot,
+  encodeSnapshot,
+  toResourceEvent,
+  type EncodedSnapshot,
+} from './resource-event.mapper';
 
 const EVENTS = rowTable(ResourceEventEntity);
 const sent = (snapshot: EncodedSnapshot): string =>
@@ -125,6 +130,29 @@ describe('event snapshots', () => {
     expect(decodeSnapshot(JSON.parse(sent(encoded)), { id, text })).toEqual({
       ...state,
       other: { id: 'known' },
+    });
+  });
+
+  it('refuse a row that points at a stored questionnaire the read did not return, instead of a snapshot with a hole', () => {
+    const row = {
+      sequence: '1',
+      id: 'evt_1',
+      organization_id: 'org_1',
+      environment: 'sandbox' as const,
+      type: 'authorization.updated',
+      authorization_id: 'auth_1',
+      created_at: new Date('2026-11-27T12:00:00.000Z'),
+      snapshot: { kind: 'authorization', state: { questionnaire: { $questionnaire: 'qst_1' } } },
+      snapshot_event_id: null,
+      snapshot_questionnaire_id: 'qst_1',
+    };
+    expect(() => toResourceEvent({ ...row, snapshot_questionnaire: null })).toThrow(
+      'event evt_1 points at questionnaire qst_1, not read with it',
+    );
+    const text = '{"id":"q_read","groups":[]}';
+    expect(toResourceEvent({ ...row, snapshot_questionnaire: text }).snapshot).toEqual({
+      kind: 'authorization',
+      state: { questionnaire: JSON.parse(text) },
     });
   });
 });
