@@ -4,7 +4,10 @@ import { sendJsonText } from './json-text';
 
 const value = { id: 'auth_1', text: 'naïve — ünïcödé', items: [1, 2, 3] };
 
-/** One route answering with `res.json`, two with `sendJsonText` (text, bytes), with the same status and ETag. */
+/**
+ * One route answering with `res.json`, three with `sendJsonText` (text, bytes, parts), with the same status and
+ * ETag.
+ */
 function app(status: number) {
   const server = express();
   server.set('etag', false);
@@ -16,6 +19,13 @@ function app(status: number) {
   });
   server.all('/bytes', (_req, res) => {
     sendJsonText(res.status(status).set('ETag', '"3"'), Buffer.from(JSON.stringify(value)));
+  });
+  server.all('/parts', (_req, res) => {
+    // Split inside a character's UTF-8 bytes too: the parts are bytes, sent as they are.
+    const bytes = Buffer.from(JSON.stringify(value));
+    const cuts = [0, 1, bytes.indexOf('ï') + 1, bytes.length - 1, bytes.length];
+    const parts = cuts.slice(1).map((end, index) => bytes.subarray(cuts[index], end));
+    sendJsonText(res.status(status).set('ETag', '"3"'), parts);
   });
   return server;
 }
@@ -40,14 +50,14 @@ describe('sendJsonText', () => {
       return call;
     };
     const expected = await send('/json');
-    for (const actual of [await send('/text'), await send('/bytes')]) {
+    for (const actual of [await send('/text'), await send('/bytes'), await send('/parts')]) {
       expect(actual.status).toBe(expected.status);
       expect(headersOf(actual)).toEqual(headersOf(expected));
       expect(actual.text).toEqual(expected.text);
     }
   });
 
-  it.each(['/text', '/bytes'])(
+  it.each(['/text', '/bytes', '/parts'])(
     '%s: writes the body with its length in bytes, not characters',
     async (path) => {
       const response = await request(app(200)).get(path);

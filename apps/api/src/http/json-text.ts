@@ -7,13 +7,15 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 const BODILESS = new Set([204, 304]);
 
 /**
- * Sends JSON already serialized (a stored or held answer, as text or as its UTF-8 bytes) exactly as `res.json`
- * sends the value it came from.
+ * Sends JSON already serialized (a stored or held answer, as text, as its UTF-8 bytes, or as UTF-8 parts in
+ * order) exactly as `res.json` sends the value it came from.
  * An answer express would change (a conditional or HEAD request, which may become `304` or lose its body, or a
  * bodiless status) goes through express's `send`; any other is written straight out with its length, which is
- * what `send` does for it after parsing the type again and copying the text into a buffer (docs/performance.md).
+ * what `send` does for it after parsing the type again and copying the text into a buffer. Parts are written
+ * one after another in one go, never joined: a list's items are each held as bytes, and joining them cost as
+ * much as sending them (docs/performance.md).
  */
-export function sendJsonText(res: Response, text: string | Buffer): void {
+export function sendJsonText(res: Response, text: string | Buffer | readonly Buffer[]): void {
   const { req } = res;
   if (
     req.method === 'HEAD' ||
@@ -21,10 +23,23 @@ export function sendJsonText(res: Response, text: string | Buffer): void {
     req.headers['if-modified-since'] !== undefined ||
     BODILESS.has(res.statusCode)
   ) {
-    res.set('Content-Type', JSON_CONTENT_TYPE).send(text);
+    res.set('Content-Type', JSON_CONTENT_TYPE).send(Array.isArray(text) ? Buffer.concat(text) : text);
     return;
   }
   res.setHeader('Content-Type', JSON_CONTENT_TYPE);
-  res.setHeader('Content-Length', typeof text === 'string' ? Buffer.byteLength(text) : text.length);
-  res.end(text);
+  if (typeof text === 'string' || Buffer.isBuffer(text)) {
+    res.setHeader('Content-Length', typeof text === 'string' ? Buffer.byteLength(text) : text.length);
+    res.end(text);
+    return;
+  }
+  const parts = text as readonly Buffer[];
+  res.setHeader(
+    'Content-Length',
+    parts.reduce((length, part) => length + part.length, 0),
+  );
+  // Corked, the head and every part leave in one write.
+  res.cork();
+  for (const part of parts) res.write(part);
+  res.end();
+  res.uncork();
 }
