@@ -119,3 +119,48 @@ it('lists each case as retrieve shows it, a change included at once', async () =
   expect(after.body.data[0]).toMatchObject({ id, version: 2, status: 'canceled' });
   expect(after.body.data[0]).toEqual((await c.get(id).expect(200)).body);
 });
+
+it('lists the same text whether this process holds every case, some or none, in each API version', async () => {
+  const tenant = await first.createTenant();
+  const c = client(first.app, tenant.keys.sandbox);
+  const other = client(second.app, tenant.keys.sandbox);
+  const ids: string[] = [];
+  for (let index = 0; index < 3; index += 1) {
+    ids.push((await c.create(createBody(tenant)).expect(201)).body.id as string);
+  }
+  const [oldest, middle] = ids as [string, string, string];
+  // This process holds the oldest at its stored version and the middle at a version since changed elsewhere;
+  // the newest it has never presented.
+  await c.get(oldest).expect(200);
+  await c.get(middle).expect(200);
+  await other
+    .patch(middle, '"1"', {
+      questionnaireResponse: { item: [{ linkId: 'patient.memberId', answer: [{ valueString: 'M-3' }] }] },
+    })
+    .expect(200);
+
+  const list = (app: TestApp, version: string) =>
+    request(app.app)
+      .get(`${BASE}?limit=10`)
+      .set('Authorization', `Bearer ${tenant.keys.sandbox}`)
+      .set('Prior-Auth-Version', version)
+      .expect(200);
+  for (const version of ['2025-01-01', LEGACY]) {
+    const some = await list(first, version);
+    expect(some.body.data.map((item: { id: string; version: number }) => [item.id, item.version])).toEqual([
+      [ids[2], 1],
+      [middle, 2],
+      [oldest, 1],
+    ]);
+    // The second process held none of them in this version (a patch answer is not kept).
+    expect((await list(second, version)).text).toBe(some.text);
+    // Now the first holds every one of them.
+    expect((await list(first, version)).text).toBe(some.text);
+    const retrieved = await request(first.app)
+      .get(`${BASE}/${middle}`)
+      .set('Authorization', `Bearer ${tenant.keys.sandbox}`)
+      .set('Prior-Auth-Version', version)
+      .expect(200);
+    expect(some.body.data[1]).toEqual(retrieved.body);
+  }
+});

@@ -32,7 +32,10 @@ import {
   presentLegacyAuthorization,
 } from '@prior-auth/presentation';
 import { sendJsonText } from '../http/json-text';
-import { AuthorizationRepresentations } from './authorization-representations';
+import {
+  AuthorizationRepresentations,
+  type AuthorizationRepresentation,
+} from './authorization-representations';
 import {
   AttachFileRequest,
   ConfirmRequest,
@@ -61,6 +64,16 @@ export interface AuthorizationUseCases {
 /** The fixed parts of a list's answer around its items' held bytes. */
 const LIST_OPENING = Buffer.from('{"data":[');
 const LIST_SEPARATOR = Buffer.from(',');
+
+/** The text an unchanged listed item was known by: only a held text makes an item unchanged. */
+const heldFor = (
+  held: ReadonlyMap<string, AuthorizationRepresentation>,
+  id: string,
+): AuthorizationRepresentation => {
+  const representation = held.get(id);
+  if (representation === undefined) throw new Error(`listed ${id} as unchanged without holding its text`);
+  return representation;
+};
 
 /** The authorization in the request's API version (decision 0029): versions are presentation. */
 const presentFor = (req: Request) =>
@@ -162,22 +175,37 @@ export class AuthorizationController {
     const scope = scopeOf(req);
     const query = validateInput(ListAuthorizationsQuery, req.query, 'query');
     const limit = parseLimit(query.limit);
-    // The repository signs cursors bound to the tenant and the status filter (InvalidCursorError → 422).
-    const page = await this.useCases.list.execute(scope, {
-      status: query.status as AuthorizationStatus | undefined,
-      overdue: query.overdue === 'true',
-      limit,
-      cursor: query.cursor,
-    });
-    const present = presentFor(req);
     const apiVersion = apiVersionOf(req);
     const now = Date.now();
+    // The items this process holds the text of, at the version it was made from: only the others are loaded
+    // (ListAuthorizationsUseCase.executeIfChanged), and the held ones are kept here for this answer.
+    const held = new Map<string, AuthorizationRepresentation>();
+    // The repository signs cursors bound to the tenant and the status filter (InvalidCursorError → 422).
+    const page = await this.useCases.list.executeIfChanged(
+      scope,
+      {
+        status: query.status as AuthorizationStatus | undefined,
+        overdue: query.overdue === 'true',
+        limit,
+        cursor: query.cursor,
+      },
+      (id) => {
+        const representation = this.representations.find(scope, id, apiVersion, now);
+        if (representation !== undefined) held.set(id, representation);
+        return representation?.version;
+      },
+    );
+    const present = presentFor(req);
     // What res.json would send for { data, pagination }, made of each item's bytes as held: joining the texts
     // instead made one large string to measure and encode again on every list (docs/performance.md).
     const parts: Buffer[] = [LIST_OPENING];
     for (const [index, item] of page.items.entries()) {
       if (index > 0) parts.push(LIST_SEPARATOR);
-      parts.push(this.representations.of(scope, item, apiVersion, now, present).bytes);
+      const representation =
+        'unchanged' in item
+          ? heldFor(held, item.id)
+          : this.representations.of(scope, item, apiVersion, now, present);
+      parts.push(representation.bytes);
     }
     parts.push(Buffer.from(`],"pagination":${JSON.stringify({ nextCursor: page.nextCursor })}}`));
     this.readAudit.record(

@@ -21,6 +21,12 @@ export interface AuthorizationUnchanged {
   readonly version: number;
 }
 
+/** Which version of an authorization a list found (AuthorizationRepository.listVersions). */
+export interface AuthorizationVersion {
+  readonly id: string;
+  readonly version: number;
+}
+
 export interface Page<T> {
   /** Newest first. */
   items: T[];
@@ -45,4 +51,14 @@ export interface AuthorizationRepository {
    */
   save(authorization: Authorization): Promise<void>;
   list(query: AuthorizationListQuery): Promise<Page<Authorization>>;
+  /**
+   * As list, but only which version of each listed authorization is stored: a reader that holds what it built
+   * from most of them (the API's representations) loads only the others, with findVersions.
+   */
+  listVersions(query: AuthorizationListQuery): Promise<Page<AuthorizationVersion>>;
+  /**
+   * The authorizations stored at exactly these versions, in any order. One that has moved on to another
+   * version since (or is gone) is left out, so a shorter answer tells the caller the list changed meanwhile.
+   */
+  findVersions(versions: readonly AuthorizationVersion[]): Promise<Authorization[]>;
 }

@@ -86,6 +86,15 @@ export class InMemoryUnitOfWork implements UnitOfWork {
       for (const w of writes) if (w.table === table) merged.set(w.state.id, w.state);
       return [...merged.values()] as S[];
     };
+    const listedAuthorizations = (query: AuthorizationListQuery) =>
+      allOf<AuthorizationState>('authorizations').filter(
+        (s) =>
+          (query.status === undefined || s.status === query.status) &&
+          (query.decisionOverdueAt === undefined ||
+            (s.status === 'waiting_on_payer' &&
+              s.decisionDueAt !== null &&
+              s.decisionDueAt < query.decisionOverdueAt)),
+      );
     const save = (
       table: TableName,
       aggregate: { persistedVersion: number | null; markPersisted(): void },
@@ -114,18 +123,14 @@ export class InMemoryUnitOfWork implements UnitOfWork {
         },
         save: async (authorization) => save('authorizations', authorization, authorization.toState()),
         list: async (query: AuthorizationListQuery) =>
-          page(
-            allOf<AuthorizationState>('authorizations').filter(
-              (s) =>
-                (query.status === undefined || s.status === query.status) &&
-                (query.decisionOverdueAt === undefined ||
-                  (s.status === 'waiting_on_payer' &&
-                    s.decisionDueAt !== null &&
-                    s.decisionDueAt < query.decisionOverdueAt)),
-            ),
-            query,
-            Authorization.rehydrate,
-          ),
+          page(listedAuthorizations(query), query, Authorization.rehydrate),
+        listVersions: async (query: AuthorizationListQuery) =>
+          page(listedAuthorizations(query), query, ({ id, version }) => ({ id, version })),
+        findVersions: async (versions) =>
+          versions.flatMap(({ id, version }) => {
+            const state = read<AuthorizationState>('authorizations', id);
+            return state?.version === version ? [Authorization.rehydrate(state)] : [];
+          }),
       },
       files: {
         findById: async (id) => {

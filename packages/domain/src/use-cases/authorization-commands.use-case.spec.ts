@@ -1,4 +1,6 @@
+import { type TransactionalPorts } from '../ports/unit-of-work.port';
 import { DomainError } from '../shared/domain-error';
+import { type TenantScope } from '../shared/scope';
 import { createHarness, NPI, OTHER_SCOPE, SCOPE, SELECTION, testRoute, type Harness } from '../testing';
 import { AttachFileUseCase } from './attach-file.use-case';
 import { CancelAuthorizationUseCase } from './cancel-authorization.use-case';
@@ -141,6 +143,83 @@ describe('GetAuthorizationUseCase / ListAuthorizationsUseCase', () => {
     const filtered = await list.execute(SCOPE, { limit: 10, status: 'requires_confirmation' });
     expect(filtered.items.map((a) => a.id)).toEqual([second.id]);
     expect((await list.execute(OTHER_SCOPE, { limit: 10 })).items).toEqual([]);
+  });
+
+  it('lists only "unchanged" for the versions the reader holds, and loads the rest', async () => {
+    const first = await h.createAuthorization();
+    h.clock.advance(1000);
+    const second = await h.authorizationIn('requires_confirmation');
+    h.clock.advance(1000);
+    const third = await h.createAuthorization();
+    const known = new Map([
+      [first.id, 1],
+      [second.id, 0],
+    ]);
+    const asked: string[] = [];
+    const list = new ListAuthorizationsUseCase(h.deps);
+
+    const page = await list.executeIfChanged(SCOPE, { limit: 2 }, (id) => {
+      asked.push(id);
+      return known.get(id);
+    });
+    expect(asked).toEqual([third.id, second.id]);
+    expect(page.items.map((item) => ['unchanged' in item, item.id])).toEqual([
+      [false, third.id],
+      [false, second.id],
+    ]);
+    expect(page.items[1]).toMatchObject({ status: 'requires_confirmation', version: second.version });
+
+    const next = await list.executeIfChanged(SCOPE, { limit: 2, cursor: page.nextCursor! }, (id) =>
+      known.get(id),
+    );
+    expect(next).toEqual({ items: [{ unchanged: true, id: first.id, version: 1 }], nextCursor: null });
+    const filtered = await list.executeIfChanged(
+      SCOPE,
+      { limit: 10, status: 'requires_confirmation' },
+      () => 0,
+    );
+    expect(filtered.items.map((item) => item.id)).toEqual([second.id]);
+    expect((await list.executeIfChanged(OTHER_SCOPE, { limit: 10 }, () => undefined)).items).toEqual([]);
+  });
+
+  it('reads the page again whole when a case it loads moved on after the list was read', async () => {
+    const first = await h.createAuthorization();
+    h.clock.advance(1000);
+    const second = await h.createAuthorization();
+    // Between the list of versions and the load, the second case is answered and leaves `requires_input`.
+    const deps = {
+      ...h.deps,
+      unitOfWork: {
+        run: <T>(scope: TenantScope, work: (tx: TransactionalPorts) => Promise<T>) =>
+          h.deps.unitOfWork.run(scope, (tx) =>
+            work({
+              ...tx,
+              authorizations: {
+                ...tx.authorizations,
+                findVersions: async (versions) => {
+                  await new PatchAnswersUseCase(h.deps).execute(SCOPE, {
+                    authorizationId: second.id,
+                    expectedVersion: 1,
+                    items: [{ linkId: 'patient.memberId', answer: [{ valueString: 'M1' }] }],
+                  });
+                  return tx.authorizations.findVersions(versions);
+                },
+              },
+            }),
+          ),
+      },
+    };
+
+    const page = await new ListAuthorizationsUseCase(deps).executeIfChanged(
+      SCOPE,
+      { limit: 10, status: 'requires_input' },
+      (id) => (id === first.id ? 1 : undefined),
+    );
+    // Read again whole: every item loaded, the second at the version the second read found.
+    expect(page.items.map((item) => ['unchanged' in item, item.id, item.version])).toEqual([
+      [false, second.id, 2],
+      [false, first.id, 1],
+    ]);
   });
 });
 

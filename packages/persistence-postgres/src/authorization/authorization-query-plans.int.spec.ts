@@ -117,21 +117,41 @@ describe('authorization query plans (20 000 rows of another tenant)', () => {
     });
   });
 
-  it.each([
-    ['first page', undefined],
-    ['page after a cursor', 'cursor'],
-  ])('reads a %s of the big tenant from the keyset index, already ordered', async (_label, withCursor) => {
-    const first = await unitOfWork.run(bigTenant, (tx) => tx.authorizations.list({ limit: 25 }));
-    const cursor = withCursor === undefined ? undefined : first.nextCursor!;
-    const nodes = await plannedScans(() =>
-      unitOfWork.run(bigTenant, (tx) => tx.authorizations.list({ limit: 25, cursor })),
-    );
-    expect(scanOf(nodes)).toMatchObject({
-      'Node Type': 'Index Scan',
-      'Index Name': 'authorizations_list_idx',
+  it('finds authorizations of the big tenant at given versions through the primary key', async () => {
+    const versions = [12, 345, 6789].map((n) => ({
+      id: `auth_bulk_${bigTenant.organizationId}_${n}`,
+      version: 1,
+    }));
+    const nodes = await plannedScans(async () => {
+      const found = await unitOfWork.run(bigTenant, (tx) => tx.authorizations.findVersions(versions));
+      expect(found).toHaveLength(3);
     });
-    expect(nodes.map((n) => n['Node Type'])).not.toContain('Sort');
+    expect(scanOf(nodes)).toMatchObject({
+      'Node Type': expect.stringMatching(/^(Index|Bitmap Index) Scan$|^Bitmap Heap Scan$/),
+    });
+    expect(nodes.map((n) => n['Index Name']).filter(Boolean)).toContain('authorizations_pkey');
   });
+
+  it.each([
+    ['first page', 'list', undefined],
+    ['page after a cursor', 'list', 'cursor'],
+    ['first page', 'listVersions', undefined],
+    ['page after a cursor', 'listVersions', 'cursor'],
+  ] as const)(
+    'reads a %s of the big tenant from the keyset index, already ordered (%s)',
+    async (_label, read, withCursor) => {
+      const first = await unitOfWork.run(bigTenant, (tx) => tx.authorizations.list({ limit: 25 }));
+      const cursor = withCursor === undefined ? undefined : first.nextCursor!;
+      const nodes = await plannedScans(() =>
+        unitOfWork.run(bigTenant, (tx) => tx.authorizations[read]({ limit: 25, cursor })),
+      );
+      expect(scanOf(nodes)).toMatchObject({
+        'Node Type': 'Index Scan',
+        'Index Name': 'authorizations_list_idx',
+      });
+      expect(nodes.map((n) => n['Node Type'])).not.toContain('Sort');
+    },
+  );
 
   it('reads a status-filtered page from the status index, already ordered', async () => {
     const first = await unitOfWork.run(bigTenant, (tx) =>

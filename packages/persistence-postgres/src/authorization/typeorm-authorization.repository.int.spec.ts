@@ -372,5 +372,62 @@ describe('TypeOrmAuthorizationRepository', () => {
       // A different limit is the same query: the cursor stays valid.
       expect((await list(scope, { limit: 2, cursor })).items).toHaveLength(2);
     });
+
+    it('lists versions as list pages cases, with cursors either read takes', async () => {
+      const scope = await createTestTenant(dataSource);
+      const expected = await seed(scope, 7);
+      const versions = (query: { limit: number; status?: 'canceled'; cursor?: string }) =>
+        unitOfWork.run(scope, (tx) => tx.authorizations.listVersions(query));
+
+      const first = await versions({ limit: 4 });
+      expect(first.items).toEqual(expected.slice(0, 4).map(({ id, version }) => ({ id, version })));
+      // The cursor is the list's: a page of versions and a page of cases go on from each other's.
+      const rest = await unitOfWork.run(scope, (tx) =>
+        tx.authorizations.list({ limit: 4, cursor: first.nextCursor! }),
+      );
+      expect(rest.items.map((a) => a.id)).toEqual(expected.slice(4).map((a) => a.id));
+      const listed = await unitOfWork.run(scope, (tx) => tx.authorizations.list({ limit: 2 }));
+      expect((await versions({ limit: 10, cursor: listed.nextCursor! })).items.map((v) => v.id)).toEqual(
+        expected.slice(2).map((a) => a.id),
+      );
+      const canceled = expected.filter((a) => a.status === 'canceled');
+      expect((await versions({ limit: 10, status: 'canceled' })).items).toEqual(
+        canceled.map(({ id, version }) => ({ id, version })),
+      );
+      await expect(versions({ limit: 1, cursor: 'not-a-cursor' })).rejects.toBeInstanceOf(InvalidCursorError);
+      const other = await createTestTenant(dataSource);
+      expect(await unitOfWork.run(other, (tx) => tx.authorizations.listVersions({ limit: 10 }))).toEqual({
+        items: [],
+        nextCursor: null,
+      });
+    });
+
+    it('finds cases only at the versions asked for, and only the tenant’s', async () => {
+      const scope = await createTestTenant(dataSource);
+      const [newest, middle, oldest] = await seed(scope, 3);
+      const moved = arrange(scope, 'requires_confirmation');
+      await store(scope, moved);
+      const find = (target: TenantScope, versions: Array<{ id: string; version: number }>) =>
+        unitOfWork.run(target, (tx) => tx.authorizations.findVersions(versions));
+
+      const found = await find(scope, [
+        { id: oldest!.id, version: oldest!.version },
+        { id: newest!.id, version: newest!.version },
+        // Another version than the stored one, and an id that is not there: left out.
+        { id: middle!.id, version: middle!.version + 1 },
+        { id: moved.authorization.id, version: moved.authorization.version - 1 },
+        { id: 'auth_missing', version: 1 },
+      ]);
+      expect(found.map((a) => a.id).sort()).toEqual([newest!.id, oldest!.id].sort());
+      expect(found.find((a) => a.id === oldest!.id)!.toState()).toEqual(oldest!.toState());
+      expect(
+        (
+          await find(scope, [{ id: moved.authorization.id, version: moved.authorization.version }])
+        )[0]!.toState(),
+      ).toEqual(moved.authorization.toState());
+      expect(await find(scope, [])).toEqual([]);
+      const other = await createTestTenant(dataSource);
+      expect(await find(other, [{ id: newest!.id, version: newest!.version }])).toEqual([]);
+    });
   });
 });

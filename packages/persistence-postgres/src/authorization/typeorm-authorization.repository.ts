@@ -4,6 +4,7 @@ import {
   type AuthorizationListQuery,
   type AuthorizationRepository,
   type AuthorizationUnchanged,
+  type AuthorizationVersion,
   type Page,
   type TenantScope,
 } from '@prior-auth/domain';
@@ -13,6 +14,7 @@ import {
   keysetPage,
   type CursorBinding,
   type KeysetCursors,
+  type KeysetPosition,
 } from '../pagination/keyset-cursor';
 import { insertStatement, rowTable, runSql, versionedUpdateStatement } from '../unit-of-work/sql';
 import { assertSameTenant, storedVersion, tenantParameters } from '../unit-of-work/tenant-bound';
@@ -112,6 +114,21 @@ const SELECT_IF_CHANGED = `${selectLoaded(
   (expression) => `CASE WHEN a.version <> $4::int THEN ${expression} END`,
   'a.version AS stored_version, ',
 )} AND a.id = $3`;
+
+/** A listed authorization's version, with what its place in the list is kept by (the cursor). */
+interface ListedVersion {
+  id: string;
+  version: number;
+  created_at: Date;
+}
+
+/** A list's rows as versions only: nothing of the cases is built, sent or parsed (listVersions). */
+const SELECT_VERSIONS = `SELECT a.id, a.version, a.created_at FROM authorizations a
+  WHERE a.organization_id = $1 AND a.environment = $2`;
+
+/** Every read of the cases with the ids `$3` stored at the matching versions of `$4` (findVersions). */
+const SELECT_VERSIONS_GIVEN = `${SELECT_WITH_CHILDREN} AND a.id = ANY($3::text[])
+  AND a.version = ($4::int[])[array_position($3::text[], a.id)]`;
 
 // JSON carries timestamps as ISO strings; the children's rows get their Dates back here.
 const loadedChildren = ({
@@ -218,6 +235,33 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
   }
 
   async list(query: AuthorizationListQuery): Promise<Page<Authorization>> {
+    const selected = await this.listed<SelectedRow>(SELECT_WITH_CHILDREN, query);
+    const page = keysetPage(selected.rows.map(toLoadedRow), query.limit, selected.cursor);
+    return { items: page.rows.map((row) => toLoadedAuthorization(row)), nextCursor: page.nextCursor };
+  }
+
+  async listVersions(query: AuthorizationListQuery): Promise<Page<AuthorizationVersion>> {
+    const selected = await this.listed<ListedVersion>(SELECT_VERSIONS, query);
+    const page = keysetPage(selected.rows, query.limit, selected.cursor);
+    return { items: page.rows.map(({ id, version }) => ({ id, version })), nextCursor: page.nextCursor };
+  }
+
+  async findVersions(versions: readonly AuthorizationVersion[]): Promise<Authorization[]> {
+    if (versions.length === 0) return [];
+    const { rows } = await runSql<SelectedRow>(
+      this.manager,
+      SELECT_VERSIONS_GIVEN,
+      [...tenantParameters(this.scope), versions.map(({ id }) => id), versions.map(({ version }) => version)],
+      { prepared: true },
+    );
+    return rows.map((selected) => toLoadedAuthorization(toLoadedRow(selected)));
+  }
+
+  /** The rows of `select` for one page (and one more), newest first, filtered as the query asks. */
+  private async listed<R>(
+    select: string,
+    query: AuthorizationListQuery,
+  ): Promise<{ rows: R[]; cursor: (position: KeysetPosition) => string }> {
     assertPageLimit(query.limit);
     const binding: CursorBinding = {
       resource: 'authorizations',
@@ -230,7 +274,7 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
     };
     const after = query.cursor === undefined ? null : this.cursors.decode(binding, query.cursor);
     const parameters: unknown[] = [...tenantParameters(this.scope)];
-    let sql = SELECT_WITH_CHILDREN;
+    let sql = select;
     if (query.status !== undefined) {
       parameters.push(query.status);
       sql += ` AND a.status = $${parameters.length}`;
@@ -245,10 +289,8 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
     }
     parameters.push(query.limit + 1);
     sql += ` ORDER BY a.created_at DESC, a.id DESC LIMIT $${parameters.length}`;
-    const selected = await runSql<SelectedRow>(this.manager, sql, parameters, { prepared: true });
-    const rows = selected.rows.map(toLoadedRow);
-    const page = keysetPage(rows, query.limit, (position) => this.cursors.encode(binding, position));
-    return { items: page.rows.map((row) => toLoadedAuthorization(row)), nextCursor: page.nextCursor };
+    const { rows } = await runSql<R>(this.manager, sql, parameters, { prepared: true });
+    return { rows, cursor: (position) => this.cursors.encode(binding, position) };
   }
 
   async save(authorization: Authorization): Promise<void> {
