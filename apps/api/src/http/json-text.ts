@@ -37,9 +37,8 @@ export function sendJsonText(res: Response, text: string | Buffer | readonly Buf
     'Content-Length',
     parts.reduce((length, part) => length + part.length, 0),
   );
-  // Corked, the head and every part leave in one write.
+  // Corked, the head and every part leave in one write when `end` uncorks.
   res.cork();
   for (const part of parts) res.write(part);
   res.end();
-  res.uncork();
 }
