@@ -19,7 +19,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, openSync, closeSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -32,6 +32,7 @@ import {
 } from '@prior-auth/persistence-postgres';
 import autocannon, { type Request as CannonRequest } from 'autocannon';
 import { pacedLoad, type PacedRequest } from './paced-load';
+import { describeRuntime, readRuntime, runtimeBetween, type RuntimePass } from './runtime-metrics';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = 20;
@@ -77,6 +78,8 @@ interface Pass {
   lateP99?: number;
   /** Write-ahead log the server wrote per request (bytes): what each commit makes the disk flush. */
   walBytesPerRequest: number;
+  /** The service's collector pauses and event-loop delay during the pass, from its /metrics (the API only). */
+  runtime?: RuntimePass;
 }
 
 /** The serving process of each target's origin, whose CPU time a pass reads. */
@@ -202,18 +205,24 @@ function settleStorage(): void {
 async function measured(
   url: string,
   load: () => Promise<
-    Omit<Pass, 'cpuMsPerRequest' | 'dbCpuMsPerRequest' | 'walBytesPerRequest'> & { total: number }
+    Omit<Pass, 'cpuMsPerRequest' | 'dbCpuMsPerRequest' | 'walBytesPerRequest' | 'runtime'> & {
+      total: number;
+    }
   >,
 ): Promise<Pass> {
   settleStorage();
-  const pid = servers.get(new URL(url).origin);
+  const origin = new URL(url).origin;
+  const pid = servers.get(origin);
+  const runtimeBefore = await readRuntime(origin);
   const cpuBefore = cpuMs(pid);
   const dbBefore = await databaseCpu();
   const walBefore = await walPosition();
   const { total, ...pass } = await load();
   const walAfter = await walPosition();
+  const runtimeAfter = runtimeBefore && (await readRuntime(origin));
   return {
     ...pass,
+    ...(runtimeBefore && runtimeAfter ? { runtime: runtimeBetween(runtimeBefore, runtimeAfter) } : {}),
     walBytesPerRequest: (walAfter - walBefore) / Math.max(1, total),
     cpuMsPerRequest: (cpuMs(pid) - cpuBefore) / Math.max(1, total),
     dbCpuMsPerRequest: databaseCpuSpent(dbBefore, await databaseCpu()) / Math.max(1, total),
@@ -242,8 +251,17 @@ const cannon = (url: string, requests: CannonRequest[], options: { duration?: nu
     };
   });
 
-/** The same requests on the same connections, spaced evenly at `rate` a second (`paced-load.ts`). */
-const paced = (url: string, spec: CannonRequest, rate: number): Promise<Pass> =>
+/**
+ * BENCH_LATENCY_LOG=<file>: each paced request's latency, appended as `<pass> <ms after the start it was due>
+ * <latency ms>` lines, to see when in a pass the slow ones came (together, or spread out).
+ */
+const LATENCY_LOG = process.env.BENCH_LATENCY_LOG;
+
+/**
+ * The same requests on the same connections, spaced evenly at `rate` a second (`paced-load.ts`); `label`
+ * names the pass in the latency log.
+ */
+const paced = (url: string, spec: CannonRequest, rate: number, label: string): Promise<Pass> =>
   measured(url, async () => {
     const next = (): PacedRequest => {
       const base = {
@@ -267,6 +285,13 @@ const paced = (url: string, spec: CannonRequest, rate: number): Promise<Pass> =>
       connections: CONNECTIONS,
       next,
     });
+    if (LATENCY_LOG) {
+      const lines = Array.from(
+        result.byDue,
+        (latency, i) => `${label} ${((i * 1000) / rate).toFixed(1)} ${latency.toFixed(1)}`,
+      );
+      appendFileSync(LATENCY_LOG, `${lines.join('\n')}\n`);
+    }
     return {
       total: result.sent,
       requestsPerSecond: result.requestsPerSecond,
@@ -562,9 +587,14 @@ async function main(): Promise<void> {
       const halfCreate = Math.max(1, Math.round(apiCreate.requestsPerSecond / 2));
       rows.push([
         `create at ${halfCreate}/s`,
-        await paced(apiUrl, createRequest(api.target), halfCreate),
+        await paced(apiUrl, createRequest(api.target), halfCreate, `api-create-${halfCreate}`),
         floor && floorCreate
-          ? await paced(floor.target.baseUrl, createRequest(floor.target), halfCreate)
+          ? await paced(
+              floor.target.baseUrl,
+              createRequest(floor.target),
+              halfCreate,
+              `floor-create-${halfCreate}`,
+            )
           : undefined,
         false,
       ]);
@@ -573,9 +603,19 @@ async function main(): Promise<void> {
       const halfRetrieve = Math.max(1, Math.round(apiRetrieve.requestsPerSecond / 2));
       rows.push([
         `retrieve at ${halfRetrieve}/s`,
-        await paced(apiUrl, retrieveRequest(api.target, apiIds), halfRetrieve),
+        await paced(
+          apiUrl,
+          retrieveRequest(api.target, apiIds),
+          halfRetrieve,
+          `api-retrieve-${halfRetrieve}`,
+        ),
         floor && floorRetrieve
-          ? await paced(floor.target.baseUrl, retrieveRequest(floor.target, floorIds), halfRetrieve)
+          ? await paced(
+              floor.target.baseUrl,
+              retrieveRequest(floor.target, floorIds),
+              halfRetrieve,
+              `floor-retrieve-${halfRetrieve}`,
+            )
           : undefined,
         false,
       ]);
@@ -618,6 +658,14 @@ async function main(): Promise<void> {
         )
         .join('; ')}.`,
     );
+    const paused = rows.filter(([, pass]) => pass.runtime !== undefined);
+    if (paused.length > 0) {
+      console.log(
+        `\nThe service's own pauses in each pass (its /metrics): ${paused
+          .map(([name, pass]) => `${name}: ${describeRuntime(pass.runtime!)}`)
+          .join('; ')}.`,
+      );
+    }
     const peak = (target: Target | undefined) =>
       target ? `${peakMemoryMb(servers.get(target.baseUrl)).toFixed(0)} MB` : 'not measured';
     console.log(

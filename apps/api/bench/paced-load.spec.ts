@@ -73,6 +73,11 @@ describe('pacedLoad', () => {
     expect(result.p50).toBeGreaterThan(300);
     // Answers a second follow the single connection, not the requested rate.
     expect(result.requestsPerSecond).toBeLessThan(30);
+    // In the order they were due, each request waited behind all earlier ones: the last waited longest.
+    expect(result.byDue).toHaveLength(30);
+    expect(result.byDue[29]).toBe(result.max);
+    expect(result.byDue[0]!).toBeLessThan(200);
+    expect(result.byDue[15]!).toBeGreaterThan(result.byDue[0]!);
   });
 
   it('sends each request the next callback gives, with its body and headers', async () => {

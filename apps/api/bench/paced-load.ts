@@ -39,6 +39,8 @@ export interface PacedLoadResult {
   errors: number;
   /** Answers by status; 0 for a request that got none. */
   statuses: Map<number, number>;
+  /** Each request's latency (ms) in the order they were due, request i due i / rate seconds after the start. */
+  byDue: Float64Array;
   /**
    * How late this process sent requests (ms, 99th percentile): the part of the latencies that is the load
    * generator's own, on a machine it shares with the service.
@@ -74,6 +76,7 @@ export function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
       if (answered < total) return;
       const elapsedS = (performance.now() - started) / 1000;
       agent.destroy();
+      const byDue = latencies.slice();
       latencies.sort();
       late.sort();
       resolve({
@@ -84,6 +87,7 @@ export function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
         max: latencies[total - 1]!,
         errors,
         statuses,
+        byDue,
         lateP99: percentile(late, 0.99),
       });
     };

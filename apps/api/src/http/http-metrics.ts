@@ -16,10 +16,13 @@ export interface HttpMetrics {
   handler: RequestHandler;
 }
 
+/** The prefix of the process's own metrics (prom-client's defaults: memory, CPU, event loop, collector). */
+export const API_METRICS_PREFIX = 'prior_auth_api_';
+
 /** The API's metrics: request latency by route and status, and the process's own (memory, CPU, event loop). */
 export function createHttpMetrics(): HttpMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'prior_auth_api_' });
+  collectDefaultMetrics({ register: registry, prefix: API_METRICS_PREFIX });
   const duration = new Histogram({
     name: 'prior_auth_http_request_duration_seconds',
     help: 'HTTP request latency by method, route pattern and status.',
