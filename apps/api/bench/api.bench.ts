@@ -15,7 +15,8 @@
  * profile of that operation alone). BENCH_API_MAIN=<main.js> measures another build of the API (before/after
  * comparisons in one sitting). The API runs with the Node options it is deployed with (`API_NODE_FLAGS`), or
  * with BENCH_API_NODE_FLAGS (space-separated; empty for none) to measure others. The CPU columns give the
- * serving process's and PostgreSQL's time per request.
+ * serving process's and PostgreSQL's time per request; under the table, the API's own collector pauses and
+ * event-loop delay per pass (`runtime-metrics.ts`). BENCH_LATENCY_LOG=<file> keeps each paced request's latency.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
