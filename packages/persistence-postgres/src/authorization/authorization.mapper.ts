@@ -150,12 +150,16 @@ export function toAuthorization(rows: AuthorizationRows): Authorization {
  * `toAuthorization` revives); the Stored<> casts only restate that.
  */
 export function toAuthorizationRows(state: AuthorizationState): AuthorizationRows {
-  const tenant = { organization_id: state.organizationId, environment: state.environment };
+  // The tenant's columns are written out in each row rather than spread into it: V8 gives an object literal that
+  // begins with a spread and adds members after it a new hidden class on every call (docs/performance.md,
+  // twentieth round), which made this mapping about 90 µs a case.
+  const { organizationId: organization_id, environment } = state;
   const snapshot = state.submission.reviewSnapshot;
   const shared = storedQuestionnaire(state.questionnaire);
   return {
     authorization: {
-      ...tenant,
+      organization_id,
+      environment,
       id: state.id,
       version: state.version,
       status: state.status,
@@ -193,7 +197,8 @@ export function toAuthorizationRows(state: AuthorizationState): AuthorizationRow
       canceled_at: state.canceledAt,
     },
     attachments: state.attachments.map((attachment, position) => ({
-      ...tenant,
+      organization_id,
+      environment,
       authorization_id: state.id,
       id: attachment.id,
       position,
@@ -207,7 +212,8 @@ export function toAuthorizationRows(state: AuthorizationState): AuthorizationRow
       snapshot === null
         ? null
         : {
-            ...tenant,
+            organization_id,
+            environment,
             id: snapshot.id,
             authorization_id: state.id,
             status: snapshot.status,
