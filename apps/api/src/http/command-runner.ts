@@ -204,7 +204,7 @@ export class CommandRunner {
   ): Promise<StoredResponse> {
     try {
       const response = render(await handler(tx));
-      await this.store.complete({ ...request, response, now: new Date() }, tx);
+      await this.store.complete(Object.assign({}, request, { response, now: new Date() }), tx);
       await send(tx.manager);
       return response;
     } catch (error) {
@@ -224,7 +224,7 @@ export class CommandRunner {
       headers: rendered.headers,
       body: JSON.stringify(rendered.body),
     };
-    await this.store.complete({ ...request, response, now: new Date() });
+    await this.store.complete(Object.assign({}, request, { response, now: new Date() }));
     return { replayed: false, response };
   }
 }

@@ -126,7 +126,7 @@ export class Authorization {
       },
       null,
     );
-    auth.s.requirements = { ...auth.evaluateRequirements(ctx), version: 1 };
+    auth.s.requirements = Object.assign(auth.evaluateRequirements(ctx), { version: 1 });
     const initial: AuthorizationStatus = auth.hasBlockers() ? 'requires_input' : 'requires_confirmation';
     auth.s.status = initial;
     auth.record(ctx, { type: 'authorization.created', status: initial });
@@ -736,7 +736,7 @@ export class Authorization {
     const next = this.evaluateRequirements(ctx);
     const { version, ...current } = this.s.requirements;
     if (canonicalJson(next) === canonicalJson(current)) return;
-    this.s.requirements = { ...next, version: version + 1 };
+    this.s.requirements = Object.assign(next, { version: version + 1 });
     this.record(ctx, { type: 'authorization.requirements_changed', requirementsVersion: version + 1 });
   }
 
@@ -901,14 +901,17 @@ export class Authorization {
   }
 
   private record(ctx: AuthorizationContext, payload: EventPayload): void {
-    this.events.push({
-      ...payload,
-      authorizationId: this.s.id,
-      organizationId: this.s.organizationId,
-      environment: this.s.environment,
-      version: this.s.version,
-      occurredAt: new Date(ctx.now.getTime()),
-    } as AuthorizationEvent);
+    // Assigned, not spread then extended: V8 gives such a literal a new hidden class on every call, and these
+    // objects are made on every command (docs/performance.md, twentieth round). The same below for requirements.
+    this.events.push(
+      Object.assign({}, payload, {
+        authorizationId: this.s.id,
+        organizationId: this.s.organizationId,
+        environment: this.s.environment,
+        version: this.s.version,
+        occurredAt: new Date(ctx.now.getTime()),
+      }) as AuthorizationEvent,
+    );
   }
 
   private assertInvariants(): void {
