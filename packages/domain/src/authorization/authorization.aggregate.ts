@@ -902,7 +902,7 @@ export class Authorization {
 
   private record(ctx: AuthorizationContext, payload: EventPayload): void {
     // Assigned, not spread then extended: V8 gives such a literal a new hidden class on every call, and these
-    // objects are made on every command (docs/performance.md, twentieth round). The same below for requirements.
+    // objects are made on every command (docs/performance.md, twentieth round), as the requirements above are.
     this.events.push(
       Object.assign({}, payload, {
         authorizationId: this.s.id,
