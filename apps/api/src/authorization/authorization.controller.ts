@@ -346,12 +346,17 @@ export class AuthorizationController {
   ): Promise<void> {
     const scopedRead = () =>
       this.useCases.get.execute(scopeOf(req), { authorizationId: route.params.authorizationId });
-    await runCommand(this.commands, req, res, { ...route, scopedRead }, async (body, expectedVersion, tx) =>
-      authorizationResult(
-        req,
-        200,
-        await work(this.useCases.within(tx), body, requiredVersion(expectedVersion)),
-      ),
+    await runCommand(
+      this.commands,
+      req,
+      res,
+      Object.assign({}, route, { scopedRead }),
+      async (body, expectedVersion, tx) =>
+        authorizationResult(
+          req,
+          200,
+          await work(this.useCases.within(tx), body, requiredVersion(expectedVersion)),
+        ),
     );
   }
 }

@@ -94,10 +94,11 @@ export class CommandRunner {
     };
     if (spec.idempotencyKey === null) {
       const attempt = (deferred: boolean) =>
-        this.transactions.run(async (tx) => render(await handler(tx)), metadata, {
-          ...HOLD_WRITES,
-          ...(deferred ? { opened: nothingMore } : {}),
-        });
+        this.transactions.run(
+          async (tx) => render(await handler(tx)),
+          metadata,
+          deferred ? { holdWrites: true, opened: nothingMore } : HOLD_WRITES,
+        );
       send(res, await attempt(true).catch(againIfRefused(() => attempt(false))));
       return;
     }
@@ -151,7 +152,7 @@ export class CommandRunner {
         },
         metadata,
         {
-          ...HOLD_WRITES,
+          holdWrites: true,
           opened: async (tx) => {
             const claim = await this.store.claim(tx, request);
             if (claim.kind !== 'claimed') throw (notClaimed = new NotClaimed(claim));

@@ -787,13 +787,12 @@ export class Authorization {
     action: Pick<NextAction, 'id' | 'type' | 'description' | 'owner' | 'reviewSnapshotId' | 'resolution'>,
     ctx: AuthorizationContext,
   ): NextAction {
-    const opened: NextAction = {
-      ...action,
+    const opened: NextAction = Object.assign({}, action, {
       authorizationVersion: this.s.version,
       requirementsVersion: this.s.requirements.version,
       createdAt: new Date(ctx.now.getTime()),
       expiresAt: null,
-    };
+    });
     this.s.nextAction = opened;
     this.record(ctx, {
       type: 'authorization.next_action_opened',
