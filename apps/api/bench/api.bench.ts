@@ -302,7 +302,11 @@ const paced = (url: string, spec: CannonRequest, rate: number, label: string): P
       lateP99: result.lateP99,
       refused: [...result.statuses]
         .filter(([status]) => status < 200 || status > 299)
-        .map(([status, count]) => `${status === 0 ? 'no answer' : status}×${count}`)
+        .map(([status, count]) =>
+          status === 0
+            ? `no answer×${count} (${[...result.failures].map(([why, n]) => `${why}×${n}`).join(' ')})`
+            : `${status}×${count}`,
+        )
         .join(' '),
     };
   });

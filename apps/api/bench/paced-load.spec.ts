@@ -146,7 +146,35 @@ describe('pacedLoad', () => {
 
     expect(result.sent).toBe(9);
     expect(Object.fromEntries(result.statuses)).toEqual({ 0: 3, 200: 3, 503: 3 });
+    expect(Object.fromEntries(result.failures)).toEqual({ ECONNRESET: 3 });
     expect(result.errors).toBe(6);
+  });
+
+  it("closes an idle connection before the server's keep-alive hint says the server will", async () => {
+    const { origin, server } = await serve((_request, response) => response.end('{}'));
+    servers.push(server);
+    // The server announces `Keep-Alive: timeout=3`; the agent should give the connection up after 2 s idle.
+    server.keepAliveTimeout = 3_000;
+    const connections: Array<{ endedByClient: boolean }> = [];
+    server.on('connection', (socket) => {
+      const connection = { endedByClient: false };
+      connections.push(connection);
+      socket.on('end', () => (connection.endedByClient = true));
+    });
+
+    // Two requests 2.5 s apart: between the agent's 2 s and the server's 3 s.
+    const result = await pacedLoad({
+      origin,
+      rate: 0.4,
+      durationS: 5,
+      connections: 1,
+      next: () => ({ method: 'GET', path: '/' }),
+    });
+
+    expect(result.sent).toBe(2);
+    expect(result.errors).toBe(0);
+    expect(connections).toHaveLength(2);
+    expect(connections[0]!.endedByClient).toBe(true);
   });
 
   it('gives up on a request that is not answered in time, as an error', async () => {
@@ -164,6 +192,7 @@ describe('pacedLoad', () => {
 
     expect(result.sent).toBe(2);
     expect(result.statuses.get(0)).toBe(2);
+    expect(Object.fromEntries(result.failures)).toEqual({ timeout: 2 });
     expect(result.errors).toBe(2);
     expect(result.max).toBeGreaterThanOrEqual(200);
   });

@@ -39,6 +39,8 @@ export interface PacedLoadResult {
   errors: number;
   /** Answers by status; 0 for a request that got none. */
   statuses: Map<number, number>;
+  /** The requests that got no answer, by why: the connection's error code, or `timeout`. */
+  failures: Map<string, number>;
   /** Each request's latency (ms) in the order they were due, request i due i / rate seconds after the start. */
   byDue: Float64Array;
   /**
@@ -56,12 +58,18 @@ export function percentile(sorted: Float64Array, q: number): number {
 
 export function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
   const { hostname, port } = new URL(options.origin);
-  const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  // Node 20's agent closes an idle connection a second before the server's `Keep-Alive: timeout` hint says the
+  // server will, but only when the agent has a timeout of its own. Without one it may send on a connection the
+  // server is closing at that moment, and the request gets no answer (ECONNRESET): the bench's error, not the
+  // service's.
+  const agent = new Agent({ keepAlive: true, maxSockets: options.connections, timeout: timeoutMs });
   const total = Math.max(1, Math.round(options.rate * options.durationS));
   const interval = 1000 / options.rate;
   const latencies = new Float64Array(total);
   const late = new Float64Array(total);
   const statuses = new Map<number, number>();
+  const failures = new Map<string, number>();
   let sent = 0;
   let answered = 0;
   let errors = 0;
@@ -87,6 +95,7 @@ export function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
         max: latencies[total - 1]!,
         errors,
         statuses,
+        failures,
         byDue,
         lateP99: percentile(late, 0.99),
       });
@@ -96,9 +105,10 @@ export function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
       late[index] = performance.now() - due;
       const { method, path, headers = {}, body } = options.next();
       let settled = false;
-      const settle = (status: number): void => {
+      const settle = (status: number, failure?: string): void => {
         if (settled) return;
         settled = true;
+        if (failure !== undefined) failures.set(failure, (failures.get(failure) ?? 0) + 1);
         finish(index, due, status);
       };
       const outgoing = request(
@@ -113,11 +123,13 @@ export function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
         (incoming) => {
           incoming.resume();
           incoming.once('end', () => settle(incoming.statusCode ?? 0));
-          incoming.once('error', () => settle(0));
+          incoming.once('error', (error: NodeJS.ErrnoException) => settle(0, error.code ?? error.message));
         },
       );
-      outgoing.setTimeout(options.timeoutMs ?? 10_000, () => outgoing.destroy(new Error('timed out')));
-      outgoing.once('error', () => settle(0));
+      outgoing.setTimeout(timeoutMs, () =>
+        outgoing.destroy(Object.assign(new Error('timed out'), { code: 'timeout' })),
+      );
+      outgoing.once('error', (error: NodeJS.ErrnoException) => settle(0, error.code ?? error.message));
       outgoing.end(body);
     };
 
