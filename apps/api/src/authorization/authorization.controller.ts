@@ -350,6 +350,7 @@ export class AuthorizationController {
       this.commands,
       req,
       res,
+      // Assigned, not spread then extended (a new hidden class per object on Node 20's V8).
       Object.assign({}, route, { scopedRead }),
       async (body, expectedVersion, tx) =>
         authorizationResult(
