@@ -158,7 +158,7 @@ const toLoadedAuthorization = (
 ): Authorization => {
   const { loaded_attachments: _attachments, loaded_review_snapshot: _snapshot, ...authorization } = row;
   const questionnaire = questionnaireFromText(row.questionnaire as unknown as string, row.questionnaire_id);
-  return toAuthorization({ authorization: Object.assign(authorization, { questionnaire }), ...children });
+  return toAuthorization({ authorization: { ...authorization, questionnaire }, ...children });
 };
 
 /**
