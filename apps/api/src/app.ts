@@ -43,10 +43,19 @@ import { requestIdMiddleware } from './http/request-id.middleware';
 import { requestObserver } from './http/request-observer.middleware';
 import { precomputedHeaders } from './http/precomputed-headers.middleware';
 import { methodNotAllowed } from './http/method-not-allowed';
+import { middlewareChain } from './http/middleware-chain';
 import { addRoutes, mountResource } from './http/route-table';
 import { AUTHENTICATED_DOCUMENT_RESOURCE, docsRouter } from './openapi/docs.routes';
 import { openApiDocument } from './openapi/openapi.document';
 import { TOKENS } from './tokens';
+
+/** Whether the request is for /v1 or below, as the router matches a `/v1` mount (any case). */
+const isUnderV1 = (req: Request): boolean => {
+  const path = req.path;
+  return (
+    path.length >= 3 && path.slice(0, 3).toLowerCase() === '/v1' && (path.length === 3 || path[3] === '/')
+  );
+};
 
 /**
  * Runs `routes` only for requests outside /v1 (none of their paths is under it). The router's stack stays
@@ -55,16 +64,25 @@ import { TOKENS } from './tokens';
 const outsideV1 = (routes: Router): RequestHandler =>
   Object.assign(
     (req: Request, res: Response, next: NextFunction) => {
-      const path = req.path;
-      const underV1 =
-        path.length >= 3 &&
-        path.slice(0, 3).toLowerCase() === '/v1' &&
-        (path.length === 3 || path[3] === '/');
-      if (underV1) next();
+      if (isUnderV1(req)) next();
       else routes(req, res, next);
     },
     { stack: routes.stack },
   );
+
+/** Runs `handler` only for requests under /v1, as `app.use('/v1', handler)` would, inside a chain. */
+const underV1 =
+  (handler: RequestHandler): RequestHandler =>
+  (req, res, next) => {
+    if (isUnderV1(req)) return handler(req, res, next);
+    next();
+  };
+
+/** Every answer is built for its request: no shared cache may keep it. */
+const noStore: RequestHandler = (_req, res, next) => {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
 
 /** The Express application for one container; tests drive it with supertest, `main` with a real server. */
 export function createApp(container: Container): Express {
@@ -76,20 +94,7 @@ export function createApp(container: Container): Express {
   app.set('etag', false);
   app.set('trust proxy', false);
 
-  app.use(requestIdMiddleware);
   const metrics = createHttpMetrics();
-  app.use(requestObserver(logger, metrics));
-  // Before every check that can refuse a request, so each /v1 answer names a version (decision 0029).
-  app.use('/v1', announceApiVersion);
-  app.use(precomputedHeaders(helmet()));
-  app.use((_req, res, next) => {
-    res.setHeader('Cache-Control', 'no-store');
-    next();
-  });
-  // Browser origins (decision 0035): none unless configured; preflights answered here, without a key.
-  app.use(corsMiddleware(config.CORS_ALLOWED_ORIGINS));
-  // NUL bytes or invalid UTF-8 in the path or query: refused before any route reads the database.
-  app.use(wellFormedRequestTarget);
   // The routes outside /v1 come in two groups that a /v1 request skips at once instead of being matched
   // against each of their routes (docs/performance.md).
   const capabilities = express.Router();
@@ -101,9 +106,6 @@ export function createApp(container: Container): Express {
   capabilities.use(sandboxPortalRouter(container.get(TOKENS.SandboxSessionPage)));
   // The live view of a worker's browser session (decision 0033): a capability too; input to it is refused.
   capabilities.use(liveViewRouter(container.get(TOKENS.LiveView)));
-  app.use(outsideV1(capabilities));
-  app.use(jsonBodiesOnly);
-  app.use(express.json({ limit: config.REQUEST_BODY_LIMIT_BYTES, type: () => true, strict: true }));
 
   const root = express.Router();
   addRoutes(root, HEALTH_RESOURCE.routes, { health: container.get(HealthController), outage });
@@ -111,19 +113,40 @@ export function createApp(container: Container): Express {
   root.route('/metrics').get(metrics.handler).all(methodNotAllowed);
   // The OpenAPI document (public copy) and its reference page; /docs gets its own CSP.
   root.use(docsRouter(openApiDocument));
-  app.use(outsideV1(root));
+
+  // What every request goes through, in this order, as one layer of the router (docs/performance.md).
+  app.use(
+    middlewareChain(
+      requestIdMiddleware,
+      requestObserver(logger, metrics),
+      // Before every check that can refuse a request, so each /v1 answer names a version (decision 0029).
+      underV1(announceApiVersion),
+      precomputedHeaders(helmet()),
+      noStore,
+      // Browser origins (decision 0035): none unless configured; preflights answered here, without a key.
+      corsMiddleware(config.CORS_ALLOWED_ORIGINS),
+      // NUL bytes or invalid UTF-8 in the path or query: refused before any route reads the database.
+      wellFormedRequestTarget,
+      outsideV1(capabilities),
+      jsonBodiesOnly,
+      express.json({ limit: config.REQUEST_BODY_LIMIT_BYTES, type: () => true, strict: true }),
+      outsideV1(root),
+    ),
+  );
 
   const v1 = express.Router();
   const rateLimits = container.get<ApiRateLimits>(TOKENS.RateLimits);
-  v1.use(rateLimits.addressGate);
   v1.use(
-    authenticationMiddleware(container.get(ApiKeyAuthenticator), outage, (req, unauthorized) =>
-      rateLimits.authenticationFailed(req, unauthorized),
+    middlewareChain(
+      rateLimits.addressGate,
+      authenticationMiddleware(container.get(ApiKeyAuthenticator), outage, (req, unauthorized) =>
+        rateLimits.authenticationFailed(req, unauthorized),
+      ),
+      rateLimits.keyBudget,
+      resolveApiVersion,
+      safeJsonBody,
     ),
   );
-  v1.use(rateLimits.keyBudget);
-  v1.use(resolveApiVersion);
-  v1.use(safeJsonBody);
   // The hottest routes first: a request walks the router's layers in order (docs/performance.md).
   const authorizations = authorizationRouter({
     authorizations: container.get(AuthorizationController),
