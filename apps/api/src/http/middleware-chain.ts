@@ -5,10 +5,10 @@ type WithStack = RequestHandler & { stack?: unknown[] };
 
 /**
  * Runs `handlers` in order as one middleware: one layer of the router instead of one each. Every layer the
- * router walks costs a match, its result objects and a dispatch, about a tenth of a retrieve's CPU for the
- * sixteen that run before any route (docs/performance.md). Within the chain a handler behaves as in a router:
- * `next()` runs the one after it, `next(error)` leaves the chain for the error middleware, and a handler that
- * throws, or returns a promise that rejects, passes its error on.
+ * router walks costs a path match, its result objects and a dispatch; with sixteen layers before any route
+ * that was a sixth of what a retrieve allocated (docs/performance.md). Within the chain a handler behaves as
+ * in a router: `next()` runs the one after it, `next(error)` leaves the chain for the error middleware, and a
+ * handler that throws, or returns a promise that rejects, passes its error on.
  *
  * The chain's `stack` lists the layers of the routers it runs, so code that lists the app's routes still finds
  * them.

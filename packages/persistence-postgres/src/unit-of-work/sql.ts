@@ -113,7 +113,7 @@ export async function runPreparedOn<T = Record<string, unknown>>(
 /**
  * The query node-postgres runs for `sql`, named when it is prepared. Made from the text and the values, not
  * from a config object: node-postgres copies a config object with its property descriptors before reading it,
- * which took more of a retrieve's time than anything else it does per query (docs/performance.md).
+ * the largest of its own costs per query in a profile of retrieves (docs/performance.md).
  */
 function preparedQuery(name: string | undefined, sql: string, parameters: unknown[]): Query {
   // The name is the field node-postgres's constructor sets from a config's `name`; its types do not list it.
