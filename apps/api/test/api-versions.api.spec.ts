@@ -140,6 +140,9 @@ describe('the version of a request', () => {
       .set('Authorization', `Bearer ${tenant.keys.sandbox}`)
       .expect(200);
     expect(payers.headers['prior-auth-version']).toBe(CURRENT);
+    // Outside /v1 nothing is versioned, whatever the request sent.
+    const health = await request(t.app).get('/health').set(HEADER, LEGACY).expect(200);
+    expect(health.headers['prior-auth-version']).toBeUndefined();
   });
 
   it('refuses an unknown version with 422 at the header', async () => {

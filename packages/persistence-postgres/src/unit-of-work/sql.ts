@@ -80,7 +80,7 @@ async function runPrepared<T>(
   parameters: unknown[],
 ): Promise<SqlResult<T>> {
   const name = preparedName(sql);
-  const pool = (manager.connection.driver as unknown as { master: PreparedQueryable }).master;
+  const pool = (manager.connection.driver as unknown as { master: PreparedPool }).master;
   const result = await pool.query(preparedQuery(name, sql, parameters));
   return { rows: result.rows as T[], rowCount: result.rowCount ?? result.rows.length };
 }
@@ -97,7 +97,7 @@ export async function runPreparedOn<T = Record<string, unknown>>(
   parameters: unknown[],
 ): Promise<SqlResult<T>> {
   const name = preparedName(sql);
-  const client = (await runner.connect()) as PreparedQueryable;
+  const client = (await runner.connect()) as PreparedClient;
   try {
     const result = await new Promise<QueryResult>((resolve, reject) =>
       client.query(preparedQuery(name, sql, parameters), (error, answer) =>
@@ -124,8 +124,13 @@ function preparedQuery(name: string | undefined, sql: string, parameters: unknow
 
 type QueryResult = { rows: unknown[]; rowCount: number | null };
 
-interface PreparedQueryable {
+/** node-postgres's pool answers a query object with a promise. */
+interface PreparedPool {
   query(query: Query): Promise<QueryResult>;
+}
+
+/** A client answers a query object through its callback: without one it returns the query, not a promise. */
+interface PreparedClient {
   query(query: Query, callback: (error: Error | undefined, result: QueryResult) => void): void;
 }
 
