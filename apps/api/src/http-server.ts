@@ -4,6 +4,7 @@ import { BLOB_UPLOAD_ROUTE } from '@prior-auth/blob-storage';
 import { loadConfig, randomBase62, type AppConfig } from '@prior-auth/platform';
 import type { Express } from 'express';
 import { errorEnvelope } from './http/error-handler';
+import { createExpressServer } from './http/express-server';
 
 export interface RunningServer {
   server: Server;
@@ -53,7 +54,7 @@ export function listen(
 ): Promise<RunningServer> {
   const { bodyTimeoutMs, uploadTimeoutMs } = { ...listenOptions(loadConfig({})), ...options };
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
+    const server = createExpressServer(app).listen(port, host);
     server.keepAliveTimeout = 5_000;
     server.requestTimeout = uploadTimeoutMs;
     server.headersTimeout = HEADERS_TIMEOUT_MS;
