@@ -6,11 +6,12 @@ import type { Express } from 'express';
  * response prototypes, so that Express has nothing to change when it takes them.
  *
  * Express gives each request and response the application's prototypes (`app.request`, `app.response`) as it
- * starts handling them, with `Object.setPrototypeOf`. Measured under load, an object re-parented that way, with
- * everything it holds, outlived every scavenge: it was copied, promoted, and freed only by the next
- * mark-compact, which made the young generation's pauses long and frequent (docs/performance.md, "The
- * half-rate tail"). Here the prototypes are subclasses' own (a derived class keeps one shape for all its
- * instances), made equivalent to Express's: the same parent, the same own properties (`app`).
+ * starts handling them, with `Object.setPrototypeOf`. On Node 20's V8 an object re-parented that way ends with a
+ * hidden class of its own, each property added later makes another, and under load such requests outlived
+ * every scavenge until a mark-compact freed them: long, frequent young-generation pauses (docs/performance.md,
+ * "Requests born with Express's prototypes"). Here the prototypes are derived classes' own (a derived class
+ * keeps one shape for all its instances), made equivalent to Express's: the same parent, the same own
+ * properties (`app`).
  */
 export function createExpressServer(app: Express): Server {
   class ExpressRequest extends IncomingMessage {}
