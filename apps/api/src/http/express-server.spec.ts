@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
 import express from 'express';
 import { createExpressServer } from './express-server';
 
@@ -25,6 +26,12 @@ function appAnswering() {
   return app;
 }
 
+/** V8's own answer to whether two objects have one hidden class (map). */
+function sameShape(): (a: object, b: object) => boolean {
+  setFlagsFromString('--allow-natives-syntax');
+  return new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+}
+
 describe('createExpressServer', () => {
   it('creates each request and response with the prototypes Express gives them', async () => {
     const app = appAnswering();
@@ -42,6 +49,27 @@ describe('createExpressServer', () => {
       }
     });
     expect(born).toEqual([true, true, true, true]);
+  });
+
+  it('gives every request, and every response, the same shape once Express is done with it', async () => {
+    const haveSameMap = sameShape();
+    const app = appAnswering();
+    const server = createExpressServer(app);
+    const answered: Array<[object, object]> = [];
+    server.on('request', (req, res) => res.once('finish', () => answered.push([req, res])));
+    await serving(server, async (origin) => {
+      for (const probe of ['one', 'two', 'three']) {
+        await (await fetch(`${origin}/echo?x=${probe}`, { headers: { 'X-Probe': probe } })).text();
+      }
+    });
+    expect(answered).toHaveLength(3);
+    const [[firstReq, firstRes]] = answered as [[object, object]];
+    // Re-parented by Express (a plain `createServer(app)`), each request ends with a hidden class of its own.
+    expect(answered.map(([req, res]) => [haveSameMap(req, firstReq), haveSameMap(res, firstRes)])).toEqual([
+      [true, true],
+      [true, true],
+      [true, true],
+    ]);
   });
 
   it('keeps Express’s request and response behaviour on the prototypes it gives them', () => {
