@@ -74,9 +74,13 @@ describe('createExpressServer', () => {
 
   it('keeps Express’s request and response behaviour on the prototypes it gives them', () => {
     const app = express();
-    const parents = [Object.getPrototypeOf(app.request), Object.getPrototypeOf(app.response)];
+    const [requestParent, responseParent] = [
+      Object.getPrototypeOf(app.request),
+      Object.getPrototypeOf(app.response),
+    ];
     createExpressServer(app);
-    expect([Object.getPrototypeOf(app.request), Object.getPrototypeOf(app.response)]).toEqual(parents);
+    expect(Object.getPrototypeOf(app.request)).toBe(requestParent);
+    expect(Object.getPrototypeOf(app.response)).toBe(responseParent);
     expect(app.request.app).toBe(app);
     expect(app.response.app).toBe(app);
     expect(typeof app.request.get).toBe('function');
