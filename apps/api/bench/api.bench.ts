@@ -254,9 +254,18 @@ const cannon = (url: string, requests: CannonRequest[], options: { duration?: nu
 
 /**
  * BENCH_LATENCY_LOG=<file>: each paced request's latency, appended as `<pass> <ms after the start it was due>
- * <latency ms>` lines, to see when in a pass the slow ones came (together, or spread out).
+ * <latency ms>` lines, to see when in a pass the slow ones came (together, or spread out). The lead-in's
+ * requests come first, due before `PACED_LEAD_IN_S`.
  */
 const LATENCY_LOG = process.env.BENCH_LATENCY_LOG;
+
+/**
+ * Seconds each paced pass sends at its rate before measuring (decision 0062). Without it, a pass's first
+ * seconds measured how the service recovered from what came before: the floor's pool (pg's default) closes
+ * connections idle for 10 s, so the floor opened up to ten new ones as each of its paced passes began, while
+ * the API's pool had kept its own.
+ */
+const PACED_LEAD_IN_S = 2;
 
 /**
  * The same requests on the same connections, spaced evenly at `rate` a second (`paced-load.ts`); `label`
@@ -283,6 +292,7 @@ const paced = (url: string, spec: CannonRequest, rate: number, label: string): P
       origin: url,
       rate,
       durationS: DURATION_S,
+      leadInS: PACED_LEAD_IN_S,
       connections: CONNECTIONS,
       next,
     });
@@ -651,7 +661,8 @@ async function main(): Promise<void> {
       );
     if (lateness.length > 0) {
       console.log(
-        `\nPaced passes: latency counts from when each request was due; the bench itself sent them late by, ` +
+        `\nPaced passes: after a ${PACED_LEAD_IN_S} s lead-in at the same rate, not counted, latency counts from ` +
+          `when each request was due; the bench itself sent them late by, ` +
           `at the 99th percentile: ${lateness.join('; ')}.`,
       );
     }

@@ -80,6 +80,41 @@ describe('pacedLoad', () => {
     expect(result.byDue[15]!).toBeGreaterThan(result.byDue[0]!);
   });
 
+  it('sends the lead-in at the same pace but counts only the latencies after it, and every error', async () => {
+    // The first 20 requests (the lead-in at 100 a second for 0.2 s) are answered after 300 ms, the first of
+    // them with a 503; the 30 after them at once, each on a connection of its own.
+    let count = 0;
+    const { origin, arrivals, server } = await serve((_request, response) => {
+      count += 1;
+      const slow = count <= 20;
+      response.statusCode = count === 1 ? 503 : 200;
+      setTimeout(() => response.end('{}'), slow ? 300 : 0);
+    });
+    servers.push(server);
+
+    const result = await pacedLoad({
+      origin,
+      rate: 100,
+      leadInS: 0.2,
+      durationS: 0.3,
+      connections: 50,
+      next: () => ({ method: 'GET', path: '/' }),
+    });
+
+    expect(result.sent).toBe(50);
+    expect(result.leadIn).toBe(20);
+    expect(arrivals).toHaveLength(50);
+    // One pace throughout: the lead-in's 20 requests took about 200 ms to send, not a burst.
+    expect(arrivals[20]! - arrivals[0]!).toBeGreaterThan(150);
+    expect(result.errors).toBe(1);
+    expect(Object.fromEntries(result.statuses)).toEqual({ 200: 49, 503: 1 });
+    expect(result.byDue).toHaveLength(50);
+    expect(Math.min(...result.byDue.subarray(0, 20))).toBeGreaterThanOrEqual(300);
+    // The measured requests were answered at once: none of the lead-in's 300 ms is in the percentiles.
+    expect(result.max).toBeLessThan(300);
+    expect(result.max).toBe(Math.max(...result.byDue.subarray(20)));
+  });
+
   it('sends each request the next callback gives, with its body and headers', async () => {
     const received: Array<{ method?: string; url?: string; key?: string; body: string }> = [];
     const { origin, server } = await serve((request, response, body) => {

@@ -2,7 +2,9 @@
  * Requests at an even rate whatever the answers' pace (an open loop). Request i is due at start + i / rate, and
  * its latency counts from then: time it waited for a free connection, or for this process's timer, counts too.
  * autocannon's `overallRate` cannot measure latency below saturation: each of its connections sends its share
- * of a second back to back from the second's start, then waits for the next second (decision 0058).
+ * of a second back to back from the second's start, then waits for the next second (decision 0058). An
+ * optional lead-in at the same rate comes first, so that what is measured is that rate, not the change to it
+ * (decision 0062).
  */
 import { Agent, request, type OutgoingHttpHeaders } from 'node:http';
 
@@ -18,7 +20,14 @@ export interface PacedLoadOptions {
   origin: string;
   /** Requests a second. */
   rate: number;
+  /** The measured part's length; the lead-in comes before it. */
   durationS: number;
+  /**
+   * Seconds sent at the same rate before the measured part, whose latencies are not counted (default 0): the
+   * connections, the service's and the database's, are open and busy at this rate when measuring starts.
+   * Their errors still count.
+   */
+  leadInS?: number;
   /** Keep-alive connections at most; a request due while all are busy waits for one, and the wait counts. */
   connections: number;
   /** The next request to send, called once per request when it is due. */
@@ -31,18 +40,23 @@ export interface PacedLoadResult {
   sent: number;
   /** Answers a second, from the first request's due time to the last answer. */
   requestsPerSecond: number;
-  /** Latency percentiles (ms) over every request, answered or not. */
+  /** Latency percentiles (ms) over every request after the lead-in, answered or not. */
   p50: number;
   p99: number;
   max: number;
-  /** Requests without a 2xx answer (another status, a connection error, a timeout). */
+  /** Requests without a 2xx answer (another status, a connection error, a timeout), the lead-in's too. */
   errors: number;
   /** Answers by status; 0 for a request that got none. */
   statuses: Map<number, number>;
   /** The requests that got no answer, by why: the connection's error code, or `timeout`. */
   failures: Map<string, number>;
-  /** Each request's latency (ms) in the order they were due, request i due i / rate seconds after the start. */
+  /**
+   * Each request's latency (ms) in the order they were due, request i due i / rate seconds after the start;
+   * the first `leadIn` are the lead-in's.
+   */
   byDue: Float64Array;
+  /** How many requests the lead-in sent. */
+  leadIn: number;
   /**
    * How late this process sent requests (ms, 99th percentile): the part of the latencies that is the load
    * generator's own, on a machine it shares with the service.
@@ -64,7 +78,8 @@ export function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
   // server is closing at that moment, and the request gets no answer (ECONNRESET): the bench's error, not the
   // service's.
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections, timeout: timeoutMs });
-  const total = Math.max(1, Math.round(options.rate * options.durationS));
+  const leadIn = Math.round(options.rate * (options.leadInS ?? 0));
+  const total = leadIn + Math.max(1, Math.round(options.rate * options.durationS));
   const interval = 1000 / options.rate;
   const latencies = new Float64Array(total);
   const late = new Float64Array(total);
@@ -84,20 +99,19 @@ export function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
       if (answered < total) return;
       const elapsedS = (performance.now() - started) / 1000;
       agent.destroy();
-      const byDue = latencies.slice();
-      latencies.sort();
-      late.sort();
+      const measured = latencies.slice(leadIn).sort();
       resolve({
         sent,
         requestsPerSecond: answered / elapsedS,
-        p50: percentile(latencies, 0.5),
-        p99: percentile(latencies, 0.99),
-        max: latencies[total - 1]!,
+        p50: percentile(measured, 0.5),
+        p99: percentile(measured, 0.99),
+        max: measured[measured.length - 1]!,
         errors,
         statuses,
         failures,
-        byDue,
-        lateP99: percentile(late, 0.99),
+        byDue: latencies,
+        leadIn,
+        lateP99: percentile(late.slice(leadIn).sort(), 0.99),
       });
     };
 
