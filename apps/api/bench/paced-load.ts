@@ -58,8 +58,8 @@ export interface PacedLoadResult {
   /** How many requests the lead-in sent. */
   leadIn: number;
   /**
-   * How late this process sent requests (ms, 99th percentile): the part of the latencies that is the load
-   * generator's own, on a machine it shares with the service.
+   * How late this process sent the requests after the lead-in (ms, 99th percentile): the part of the latencies
+   * that is the load generator's own, on a machine it shares with the service.
    */
   lateP99: number;
 }
