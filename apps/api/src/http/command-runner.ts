@@ -95,7 +95,7 @@ export class CommandRunner {
     if (spec.idempotencyKey === null) {
       const attempt = (deferred: boolean) =>
         this.transactions.run(
-          async (tx) => render(await handler(tx)),
+          rendered(forOneAttempt(handler)),
           metadata,
           // Written out, not `{ ...HOLD_WRITES, opened }`: a literal that adds members after a spread gets a
           // new hidden class per object on Node 20's V8 (docs/performance.md).
@@ -114,8 +114,8 @@ export class CommandRunner {
     let outcome: Outcome;
     try {
       outcome =
-        (await this.deferred(request, handler, metadata, context.requestId)) ??
-        (await this.claimFirst(request, handler, metadata, context.requestId));
+        (await this.deferred(request, forOneAttempt(handler), metadata, context.requestId)) ??
+        (await this.claimFirst(request, forOneAttempt(handler), metadata, context.requestId));
     } catch (error) {
       // Another request answered the key while this one ran: the retry replays that answer.
       if (error instanceof IdempotencyClaimLostError) throw keyInUse();
@@ -234,6 +234,31 @@ export class CommandRunner {
 }
 
 type Handler = (tx: PostgresTransaction) => Promise<CommandResult>;
+
+/**
+ * The handler for one transaction attempt, let go of once its promise settles. Something on the transaction's
+ * path stays reachable for V8's young-generation collections after a command, and through the handler's
+ * closure it reached the whole request: every command's request outlived it until a full collection, which
+ * came every few seconds under load (docs/performance.md, twenty-fourth round). A retry gets a new one.
+ */
+function forOneAttempt(handler: Handler): Handler {
+  let held: Handler | null = handler;
+  return async (tx) => {
+    const run = held;
+    if (run === null) throw new Error('a command attempt ran its handler twice');
+    try {
+      return await run(tx);
+    } finally {
+      held = null;
+    }
+  };
+}
+
+/** The attempt's work as its answer's exact bytes; made here, so its closure reaches nothing of `run`'s. */
+const rendered =
+  (handler: Handler) =>
+  async (tx: PostgresTransaction): Promise<StoredResponse> =>
+    render(await handler(tx));
 
 /** A deferred transaction with no key has nothing to do when it opens. */
 const nothingMore = async (): Promise<void> => {};
