@@ -16,7 +16,8 @@
  * comparisons in one sitting). The API runs with the Node options it is deployed with (`API_NODE_FLAGS`), or
  * with BENCH_API_NODE_FLAGS (space-separated; empty for none) to measure others. The CPU columns give the
  * serving process's and PostgreSQL's time per request; under the table, the API's own collector pauses and
- * event-loop delay per pass (`runtime-metrics.ts`). BENCH_LATENCY_LOG=<file> keeps each paced request's latency.
+ * event-loop delay per pass (`runtime-metrics.ts`). BENCH_LATENCY_LOG=<file> keeps each paced request's latency,
+ * and BENCH_API_LOG=<file> the API's output.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -259,6 +260,9 @@ const cannon = (url: string, requests: CannonRequest[], options: { duration?: nu
  */
 const LATENCY_LOG = process.env.BENCH_LATENCY_LOG;
 
+/** BENCH_API_LOG=<file>: the API's output (its log, and what BENCH_API_NODE_FLAGS have Node print) is kept. */
+const API_LOG = process.env.BENCH_API_LOG;
+
 /**
  * Seconds each paced pass sends at its rate before measuring (decision 0062). Without it, a pass's first
  * seconds measured how the service recovered from what came before: the floor's pool (pg's default) closes
@@ -288,6 +292,7 @@ const paced = (url: string, spec: CannonRequest, rate: number, label: string): P
         body: typeof request.body === 'string' ? request.body : undefined,
       };
     };
+    const startedAt = Date.now();
     const result = await pacedLoad({
       origin: url,
       rate,
@@ -301,7 +306,11 @@ const paced = (url: string, spec: CannonRequest, rate: number, label: string): P
         result.byDue,
         (latency, i) => `${label} ${((i * 1000) / rate).toFixed(1)} ${latency.toFixed(1)}`,
       );
-      appendFileSync(LATENCY_LOG, `${lines.join('\n')}\n`);
+      // The pass's start as a wall-clock time, to line its requests up with what the service logged.
+      appendFileSync(
+        LATENCY_LOG,
+        `# ${label} started at ${startedAt} ms since the epoch\n${lines.join('\n')}\n`,
+      );
     }
     return {
       total: result.sent,
@@ -548,7 +557,7 @@ async function main(): Promise<void> {
   let api: Awaited<ReturnType<typeof startApi>> | undefined;
   let floor: Awaited<ReturnType<typeof startFloor>> = null;
   try {
-    api = await startApi(databaseUrl, join(logFolder, 'api.log'));
+    api = await startApi(databaseUrl, API_LOG ?? join(logFolder, 'api.log'));
     floor = await startFloor(databaseUrl);
     databaseWatcher = await openTestDataSource(1);
     /** Operation, the API's pass, the floor's beside it, and whether the ratio of their rates is asked for. */

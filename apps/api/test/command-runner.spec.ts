@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { DomainError } from '@prior-auth/domain';
 import {
   CommitRefusedError,
@@ -12,7 +14,7 @@ import {
   type TypeOrmTransactions,
 } from '@prior-auth/persistence-postgres';
 import { createLogger } from '@prior-auth/platform';
-import express, { type Express } from 'express';
+import express, { type Express, type Request } from 'express';
 import request from 'supertest';
 import { asyncHandler } from '../src/http/async-handler';
 import { CommandRunner, fingerprint, type CommandResult } from '../src/http/command-runner';
@@ -30,8 +32,12 @@ function harness(
   handler: (tx: PostgresTransaction) => Promise<CommandResult>,
   complete?: () => Promise<void>,
   command: 'reads' | 'only writes' | 'handler opens' = 'reads',
+  /** A handler made for each request, as the controllers make theirs (closing over the request). */
+  handlerFor?: (req: Request) => (tx: PostgresTransaction) => Promise<CommandResult>,
 ) {
   const calls = {
+    /** Each attempt's work, kept past its command as something on the transaction's path might keep it. */
+    works: [] as Array<(tx: PostgresTransaction) => Promise<unknown>>,
     claimedIn: [] as PostgresTransaction[],
     complete: [] as StoredResponse[],
     completedIn: [] as Array<PostgresTransaction | undefined>,
@@ -57,6 +63,7 @@ function harness(
       options: { opened?: (tx: PostgresTransaction) => Promise<void> } = {},
     ) => {
       calls.transactions += 1;
+      calls.works.push(work);
       if (options.opened && command === 'reads') await options.opened(commandTransaction);
       const opened = options.opened;
       if (opened && command === 'handler opens') calls.open = () => opened(commandTransaction);
@@ -93,7 +100,7 @@ function harness(
           body: req.body,
           ifMatch: null,
         },
-        handler,
+        handlerFor === undefined ? handler : handlerFor(req),
       ),
     ),
   );
@@ -277,6 +284,47 @@ describe('CommandRunner', () => {
       await request(app).post('/x').send({}).expect(201);
       expect(calls.transactions).toBe(2);
       expect(calls.claimedIn).toEqual([]);
+    });
+  });
+
+  describe('lets go of the handler of each attempt once it settles (docs/performance.md, twenty-fourth round)', () => {
+    // The collector, for the test to see what is still reachable.
+    setFlagsFromString('--expose-gc');
+    const collectGarbage = runInNewContext('gc') as () => void;
+
+    // The fake refuses a command's one statement when the claim it is given is not `claimed`.
+    const refused: ClaimResult = { kind: 'mismatch' };
+    it.each([
+      ['with a key', 'k', claimed, 'reads', 1],
+      ['without a key', null, claimed, 'reads', 1],
+      ['without a key, run again after its one statement was refused', null, refused, 'only writes', 2],
+    ] as const)('%s', async (_name, key, claim, command, attempts) => {
+      const requests: Array<WeakRef<object>> = [];
+      let runs = 0;
+      const { app, calls } = harness(claim, ok, undefined, command, () => {
+        // Stands for the request the controllers' handlers close over.
+        const request = { body: 'x'.repeat(1000) };
+        requests.push(new WeakRef(request));
+        return async () => {
+          runs += request.body.length > 0 ? 1 : 0;
+          return ok();
+        };
+      });
+      const post = request(app).post('/x');
+      await (key === null ? post : post.set('Idempotency-Key', key)).send({}).expect(201);
+      expect(calls.works).toHaveLength(attempts);
+      expect(runs).toBe(attempts);
+
+      // What the transaction's path kept no longer reaches the handler: run again, it runs nothing.
+      for (const work of calls.works) {
+        await expect(work(commandTransaction)).rejects.toThrow('a command attempt ran its handler twice');
+      }
+      expect(runs).toBe(attempts);
+      // A WeakRef's target is kept until the job that made or read it ends.
+      await new Promise((resolve) => setImmediate(resolve));
+      collectGarbage();
+      expect(requests).toHaveLength(1);
+      expect(requests[0]!.deref()).toBeUndefined();
     });
   });
 
