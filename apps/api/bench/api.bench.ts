@@ -452,7 +452,10 @@ async function startApi(
   };
 }
 
-/** BENCH_CPU_PROFILE_DIR=<folder> runs the API under `--cpu-prof` (the profile is written on exit). */
+/**
+ * BENCH_CPU_PROFILE_DIR=<folder> runs the API and the floor under `--cpu-prof` (`api.cpuprofile` and
+ * `floor.cpuprofile`, written as each exits), so the two can be compared pass for pass.
+ */
 function nodeFlags(name: string): string[] {
   const folder = process.env.BENCH_CPU_PROFILE_DIR;
   return folder ? ['--cpu-prof', `--cpu-prof-dir=${folder}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
@@ -464,7 +467,7 @@ async function startFloor(databaseUrl: string): Promise<{ target: Target; child:
     return null;
   }
   const port = await freePort();
-  const child = spawn(process.execPath, [FLOOR], {
+  const child = spawn(process.execPath, [...nodeFlags('floor'), FLOOR], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
