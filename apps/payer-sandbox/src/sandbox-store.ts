@@ -108,9 +108,19 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 export class SandboxStore {
   private constructor(private readonly pool: Pool) {}
 
-  /** Creates the schema idempotently; an advisory lock keeps concurrent start-ups from racing on it. */
-  static async open(databaseUrl: string, accounts: SandboxAccount[]): Promise<SandboxStore> {
-    const pool = new Pool({ connectionString: databaseUrl, max: 5, application_name: 'payer-sandbox' });
+  /**
+   * Creates the schema idempotently; an advisory lock keeps concurrent start-ups from racing on it.
+   * `applicationName` names its connections on the server.
+   */
+  static async open(
+    databaseUrl: string,
+    accounts: SandboxAccount[],
+    applicationName = 'payer-sandbox',
+  ): Promise<SandboxStore> {
+    const pool = new Pool({ connectionString: databaseUrl, max: 5, application_name: applicationName });
+    // A connection waiting idle in the pool can be ended by the server (a restart, a shutdown): the pool drops it
+    // and opens another for the next query. Unlistened, that error would end the whole process.
+    pool.on('error', () => undefined);
     const client = await pool.connect();
     try {
       await client.query('SELECT pg_advisory_lock($1)', [SCHEMA_LOCK]);
