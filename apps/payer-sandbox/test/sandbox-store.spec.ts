@@ -1,12 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { SandboxStore } from '../src/sandbox-store';
-
-const databaseUrl = (): string => {
-  const url = process.env.PAYER_SANDBOX_TEST_DATABASE_URL;
-  if (!url) throw new Error('PAYER_SANDBOX_TEST_DATABASE_URL is set by the global setup');
-  return url;
-};
+import { databaseUrl } from './support/portal-harness';
 
 describe('SandboxStore', () => {
   it('keeps answering after the server ends the connections waiting in its pool (a database restart)', async () => {
