@@ -3,8 +3,8 @@
  * logging at `info` to a file like a deployed process) and the floor service of the shared performance folder
  * (`../shared/perf/floor.mjs` beside the repository; skipped with a message when absent), both on one fresh
  * database (a throwaway embedded server, or a new database on DATABASE_URL's server). autocannon drives each
- * with 20 connections, one after the other, and the table gives requests/s, p50, p99 and the ratio to the
- * floor measured in the same run. Then latency at half the measured maximum rate, with requests sent at an even
+ * with 20 connections, in alternating rounds (decision 0063), and the table gives requests/s, p50, p99 and the
+ * ratio to the floor measured in the same run. Then latency at half the measured maximum rate, with requests sent at an even
  * pace on the same 20 connections (`paced-load.ts`; autocannon's own rate limit sends them in bursts, decision
  * 0058). Every pass starts with the page cache written out (`settleStorage`).
  *
@@ -203,33 +203,68 @@ function settleStorage(): void {
   if (process.platform === 'linux') spawnSync('sync', { stdio: 'ignore' });
 }
 
-/** A pass's requests/s, latency and errors, with the CPU the serving process and PostgreSQL spent meanwhile. */
-async function measured(
-  url: string,
-  load: () => Promise<
-    Omit<Pass, 'cpuMsPerRequest' | 'dbCpuMsPerRequest' | 'walBytesPerRequest' | 'runtime'> & {
-      total: number;
-    }
-  >,
-): Promise<Pass> {
+/** What a stretch of load cost: the serving process's and PostgreSQL's CPU (ms), and the WAL written (bytes). */
+interface Spent {
+  cpuMs: number;
+  dbCpuMs: number;
+  walBytes: number;
+}
+
+/** `load`'s value, and what the service at `url` and PostgreSQL spent while it ran. */
+async function spentDuring<T>(url: string, load: () => Promise<T>): Promise<{ value: T; spent: Spent }> {
   settleStorage();
-  const origin = new URL(url).origin;
-  const pid = servers.get(origin);
-  const runtimeBefore = await readRuntime(origin);
+  const pid = servers.get(new URL(url).origin);
   const cpuBefore = cpuMs(pid);
   const dbBefore = await databaseCpu();
   const walBefore = await walPosition();
-  const { total, ...pass } = await load();
+  const value = await load();
   const walAfter = await walPosition();
+  const spent = {
+    cpuMs: cpuMs(pid) - cpuBefore,
+    dbCpuMs: databaseCpuSpent(dbBefore, await databaseCpu()),
+    walBytes: walAfter - walBefore,
+  };
+  return { value, spent };
+}
+
+const perRequest = (spent: Spent, total: number) => ({
+  walBytesPerRequest: spent.walBytes / Math.max(1, total),
+  cpuMsPerRequest: spent.cpuMs / Math.max(1, total),
+  dbCpuMsPerRequest: spent.dbCpuMs / Math.max(1, total),
+});
+
+type Measured = Omit<Pass, 'cpuMsPerRequest' | 'dbCpuMsPerRequest' | 'walBytesPerRequest' | 'runtime'> & {
+  total: number;
+};
+
+/** A pass's requests/s, latency and errors, with the CPU the serving process and PostgreSQL spent meanwhile. */
+async function measured(url: string, load: () => Promise<Measured>): Promise<Pass> {
+  const origin = new URL(url).origin;
+  const runtimeBefore = await readRuntime(origin);
+  const {
+    value: { total, ...pass },
+    spent,
+  } = await spentDuring(url, load);
   const runtimeAfter = runtimeBefore && (await readRuntime(origin));
   return {
     ...pass,
     ...(runtimeBefore && runtimeAfter ? { runtime: runtimeBetween(runtimeBefore, runtimeAfter) } : {}),
-    walBytesPerRequest: (walAfter - walBefore) / Math.max(1, total),
-    cpuMsPerRequest: (cpuMs(pid) - cpuBefore) / Math.max(1, total),
-    dbCpuMsPerRequest: databaseCpuSpent(dbBefore, await databaseCpu()) / Math.max(1, total),
+    ...perRequest(spent, total),
   };
 }
+
+/** What autocannon made of one run, or of several added up (`aggregateResult`), lasting `seconds` in all. */
+const cannonPass = (result: autocannon.Result, seconds: number): Measured => ({
+  total: result.requests.total,
+  requestsPerSecond: result.requests.total / seconds,
+  p50: result.latency.p50,
+  p99: result.latency.p99,
+  errors: result.errors + result.timeouts + result.non2xx,
+  refused: Object.entries(result.statusCodeStats ?? {})
+    .filter(([status]) => !status.startsWith('2'))
+    .map(([status, stats]) => `${status}×${stats.count ?? 0}`)
+    .join(' '),
+});
 
 /** As many requests as `CONNECTIONS` connections get answered: the maximum rate. */
 const cannon = (url: string, requests: CannonRequest[], options: { duration?: number } = {}): Promise<Pass> =>
@@ -240,18 +275,81 @@ const cannon = (url: string, requests: CannonRequest[], options: { duration?: nu
       duration: options.duration ?? DURATION_S,
       requests,
     });
-    return {
-      total: result.requests.total,
-      requestsPerSecond: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      errors: result.errors + result.timeouts + result.non2xx,
-      refused: Object.entries(result.statusCodeStats ?? {})
-        .filter(([status]) => !status.startsWith('2'))
-        .map(([status, stats]) => `${status}×${stats.count ?? 0}`)
-        .join(' '),
-    };
+    return cannonPass(result, result.duration);
   });
+
+/**
+ * Rounds each target's side-by-side pass is cut into. One long pass after the other measured the floor and the
+ * API minutes apart on a machine whose speed drifts (another tenant's load): the same build's create ratio ran
+ * from 0.63 to 0.89 in one sitting. Alternated rounds put both under the same drift (decision 0063).
+ */
+const SIDE_BY_SIDE_ROUNDS = 4;
+
+/** autocannon's sum of runs made with `skipAggregateResult` (exported, but absent from its type declarations). */
+const aggregateResult = (
+  autocannon as unknown as {
+    aggregateResult(results: unknown[], options: { url: string; connections: number }): autocannon.Result;
+  }
+).aggregateResult;
+
+interface Load {
+  url: string;
+  requests: CannonRequest[];
+}
+
+/**
+ * The maximum rates of the API and of the floor (when there is one), each over `DURATION_S` seconds in
+ * `SIDE_BY_SIDE_ROUNDS` rounds taken in turn, the order swapped every round (floor, API, API, floor, …) so
+ * neither always follows the other. Each target's rounds add up: requests over their seconds, latencies from
+ * autocannon's joined histograms, and what each round cost.
+ */
+async function sideBySide(api: Load, floor: Load | null): Promise<{ api: Pass; floor?: Pass }> {
+  const seconds = DURATION_S / SIDE_BY_SIDE_ROUNDS;
+  const targets = floor ? [api, floor] : [api];
+  const rounds = new Map(
+    targets.map((load) => [load, { results: [] as unknown[], seconds: 0, spent: [] as Spent[] }]),
+  );
+  const apiOrigin = new URL(api.url).origin;
+  const runtimeBefore = await readRuntime(apiOrigin);
+  for (let round = 0; round < SIDE_BY_SIDE_ROUNDS; round += 1) {
+    for (const load of round % 2 === 0 ? [...targets].reverse() : targets) {
+      const { value, spent } = await spentDuring(load.url, () =>
+        autocannon({
+          url: load.url,
+          connections: CONNECTIONS,
+          duration: seconds,
+          requests: load.requests,
+          skipAggregateResult: true,
+        }),
+      );
+      const mine = rounds.get(load)!;
+      mine.results.push(value);
+      // A run made with `skipAggregateResult` reports its length in seconds as `duration`.
+      mine.seconds += (value as unknown as { duration: number }).duration;
+      mine.spent.push(spent);
+    }
+  }
+  const runtimeAfter = runtimeBefore && (await readRuntime(apiOrigin));
+  const pass = (load: Load): Pass => {
+    const mine = rounds.get(load)!;
+    const { total, ...measuredPass } = cannonPass(
+      aggregateResult(mine.results, { url: load.url, connections: CONNECTIONS }),
+      mine.seconds,
+    );
+    const sum = (part: keyof Spent) => mine.spent.reduce((all, spent) => all + spent[part], 0);
+    return {
+      ...measuredPass,
+      ...perRequest({ cpuMs: sum('cpuMs'), dbCpuMs: sum('dbCpuMs'), walBytes: sum('walBytes') }, total),
+    };
+  };
+  return {
+    api: {
+      ...pass(api),
+      ...(runtimeBefore && runtimeAfter ? { runtime: runtimeBetween(runtimeBefore, runtimeAfter) } : {}),
+    },
+    ...(floor ? { floor: pass(floor) } : {}),
+  };
+}
 
 /**
  * BENCH_LATENCY_LOG=<file>: each paced request's latency, appended as `<pass> <ms after the start it was due>
@@ -574,8 +672,12 @@ async function main(): Promise<void> {
     let apiCreate: Pass | undefined;
     let floorCreate: Pass | undefined;
     if (runs('create')) {
-      floorCreate = floor ? await cannon(floor.target.baseUrl, [createRequest(floor.target)]) : undefined;
-      apiCreate = await cannon(apiUrl, [createRequest(api.target)]);
+      const passes = await sideBySide(
+        { url: apiUrl, requests: [createRequest(api.target)] },
+        floor && { url: floor.target.baseUrl, requests: [createRequest(floor.target)] },
+      );
+      apiCreate = passes.api;
+      floorCreate = passes.floor;
       rows.push(['create', apiCreate, floorCreate]);
     }
 
@@ -588,10 +690,12 @@ async function main(): Promise<void> {
     let apiRetrieve: Pass | undefined;
     let floorRetrieve: Pass | undefined;
     if (runs('retrieve')) {
-      floorRetrieve = floor
-        ? await cannon(floor.target.baseUrl, [retrieveRequest(floor.target, floorIds)])
-        : undefined;
-      apiRetrieve = await cannon(apiUrl, [retrieveRequest(api.target, apiIds)]);
+      const passes = await sideBySide(
+        { url: apiUrl, requests: [retrieveRequest(api.target, apiIds)] },
+        floor && { url: floor.target.baseUrl, requests: [retrieveRequest(floor.target, floorIds)] },
+      );
+      apiRetrieve = passes.api;
+      floorRetrieve = passes.floor;
       rows.push(['retrieve', apiRetrieve, floorRetrieve]);
     }
 
