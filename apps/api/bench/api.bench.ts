@@ -279,9 +279,9 @@ const cannon = (url: string, requests: CannonRequest[], options: { duration?: nu
   });
 
 /**
- * Rounds each target's side-by-side pass is cut into. One long pass after the other measured the floor and the
- * API minutes apart on a machine whose speed drifts (another tenant's load): the same build's create ratio ran
- * from 0.63 to 0.89 in one sitting. Alternated rounds put both under the same drift (decision 0063).
+ * Rounds each target's side-by-side pass is cut into. One pass after the other measured the floor, then the API
+ * on a machine whose speed had drifted since (the host's other tenants): the same build's create ratio ran from
+ * 0.63 to 0.85 in one sitting. Alternated rounds put both under the same drift (decision 0063).
  */
 const SIDE_BY_SIDE_ROUNDS = 4;
 
