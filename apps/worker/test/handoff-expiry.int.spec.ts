@@ -88,7 +88,10 @@ it('expires an active handoff through the job; its grants then refuse access and
     state: 'closed',
     result: 'expired',
   });
-  const [expiryJob] = (await h.jobs(ready.id)).filter((job) => job.type === WORKER_JOB_TYPES.expireHandoff);
+  // The handler commits the close before pg-boss marks its job completed: wait until no job is active.
+  const [expiryJob] = (await h.settledJobs(ready.id)).filter(
+    (job) => job.type === WORKER_JOB_TYPES.expireHandoff,
+  );
   expect(expiryJob).toMatchObject({ state: 'completed' });
 
   // The operator's grant was revoked with the close; the viewer's finds the session ended.
