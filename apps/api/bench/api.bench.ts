@@ -35,6 +35,7 @@ import {
 import autocannon, { type Request as CannonRequest } from 'autocannon';
 import { pacedLoad, type PacedRequest } from './paced-load';
 import { describeRuntime, readRuntime, runtimeBetween, type RuntimePass } from './runtime-metrics';
+import { cannonRound, joinRounds, roundOrder, SIDE_BY_SIDE_ROUNDS, type Round } from './side-by-side';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = 20;
@@ -278,20 +279,6 @@ const cannon = (url: string, requests: CannonRequest[], options: { duration?: nu
     return cannonPass(result, result.duration);
   });
 
-/**
- * Rounds each target's side-by-side pass is cut into. One pass after the other measured the floor, then the API
- * on a machine whose speed had drifted since (the host's other tenants): the same build's create ratio ran from
- * 0.63 to 0.85 in one sitting. Alternated rounds put both under the same drift (decision 0063).
- */
-const SIDE_BY_SIDE_ROUNDS = 4;
-
-/** autocannon's sum of runs made with `skipAggregateResult` (exported, but absent from its type declarations). */
-const aggregateResult = (
-  autocannon as unknown as {
-    aggregateResult(results: unknown[], options: { url: string; connections: number }): autocannon.Result;
-  }
-).aggregateResult;
-
 interface Load {
   url: string;
   requests: CannonRequest[];
@@ -306,37 +293,22 @@ interface Load {
 async function sideBySide(api: Load, floor: Load | null): Promise<{ api: Pass; floor?: Pass }> {
   const seconds = DURATION_S / SIDE_BY_SIDE_ROUNDS;
   const targets = floor ? [api, floor] : [api];
-  const rounds = new Map(
-    targets.map((load) => [load, { results: [] as unknown[], seconds: 0, spent: [] as Spent[] }]),
-  );
+  const rounds = new Map(targets.map((load) => [load, { runs: [] as Round[], spent: [] as Spent[] }]));
   const apiOrigin = new URL(api.url).origin;
   const runtimeBefore = await readRuntime(apiOrigin);
-  for (let round = 0; round < SIDE_BY_SIDE_ROUNDS; round += 1) {
-    for (const load of round % 2 === 0 ? [...targets].reverse() : targets) {
-      const { value, spent } = await spentDuring(load.url, () =>
-        autocannon({
-          url: load.url,
-          connections: CONNECTIONS,
-          duration: seconds,
-          requests: load.requests,
-          skipAggregateResult: true,
-        }),
-      );
-      const mine = rounds.get(load)!;
-      mine.results.push(value);
-      // A run made with `skipAggregateResult` reports its length in seconds as `duration`.
-      mine.seconds += (value as unknown as { duration: number }).duration;
-      mine.spent.push(spent);
-    }
+  for (const load of roundOrder(targets, SIDE_BY_SIDE_ROUNDS)) {
+    const { value, spent } = await spentDuring(load.url, () =>
+      cannonRound(load.url, load.requests, CONNECTIONS, seconds),
+    );
+    rounds.get(load)!.runs.push(value);
+    rounds.get(load)!.spent.push(spent);
   }
   const runtimeAfter = runtimeBefore && (await readRuntime(apiOrigin));
   const pass = (load: Load): Pass => {
-    const mine = rounds.get(load)!;
-    const { total, ...measuredPass } = cannonPass(
-      aggregateResult(mine.results, { url: load.url, connections: CONNECTIONS }),
-      mine.seconds,
-    );
-    const sum = (part: keyof Spent) => mine.spent.reduce((all, spent) => all + spent[part], 0);
+    const { runs, spent } = rounds.get(load)!;
+    const joined = joinRounds(runs, load.url, CONNECTIONS);
+    const { total, ...measuredPass } = cannonPass(joined.result, joined.seconds);
+    const sum = (part: keyof Spent) => spent.reduce((all, round) => all + round[part], 0);
     return {
       ...measuredPass,
       ...perRequest({ cpuMs: sum('cpuMs'), dbCpuMs: sum('dbCpuMs'), walBytes: sum('walBytes') }, total),
