@@ -4,9 +4,9 @@
  * (`../shared/perf/floor.mjs` beside the repository; skipped with a message when absent), both on one fresh
  * database (a throwaway embedded server, or a new database on DATABASE_URL's server). autocannon drives each
  * with 20 connections, in alternating rounds (decision 0063), and the table gives requests/s, p50, p99 and the
- * ratio to the floor measured in the same run. Then latency at half the measured maximum rate, with requests sent at an even
- * pace on the same 20 connections (`paced-load.ts`; autocannon's own rate limit sends them in bursts, decision
- * 0058). Every pass starts with the page cache written out (`settleStorage`).
+ * ratio to the floor measured in the same run. Then latency at half the measured maximum rate, with requests
+ * sent at an even pace on the same 20 connections (`paced-load.ts`; autocannon's own rate limit sends them in
+ * bursts, decision 0058). Every pass starts with the page cache written out (`settleStorage`).
  *
  * Run with `pnpm --filter @prior-auth/api bench` (dependencies built) or `pnpm bench` at the root.
  * BENCH_DURATION_S (default 10) sets each pass's length; BENCH_SCALE=1 also compares retrieve with 1,000 and
