@@ -33,7 +33,7 @@ import {
   TypeOrmOrganizationDirectory,
 } from '@prior-auth/persistence-postgres';
 import autocannon, { type Request as CannonRequest } from 'autocannon';
-import { pacedLoad, type PacedRequest } from './paced-load';
+import { pacedLoadApart, type PacedRequestPlan } from './paced-load';
 import { describeRuntime, readRuntime, runtimeBetween, type RuntimePass } from './runtime-metrics';
 import { cannonRound, joinRounds, roundOrder, SIDE_BY_SIDE_ROUNDS, type Round } from './side-by-side';
 
@@ -79,6 +79,8 @@ interface Pass {
   dbCpuMsPerRequest: number;
   /** Paced passes: how late the bench sent requests (ms, 99th percentile), a part of their latencies. */
   lateP99?: number;
+  /** Paced passes: the latest the bench sent a request (ms), its worst stall while sending. */
+  lateMax?: number;
   /** Write-ahead log the server wrote per request (bytes): what each commit makes the disk flush. */
   walBytesPerRequest: number;
   /** The service's collector pauses and event-loop delay during the pass, from its /metrics (the API only). */
@@ -342,34 +344,19 @@ const API_LOG = process.env.BENCH_API_LOG;
 const PACED_LEAD_IN_S = 2;
 
 /**
- * The same requests on the same connections, spaced evenly at `rate` a second (`paced-load.ts`); `label`
- * names the pass in the latency log.
+ * The same requests on the same connections, spaced evenly at `rate` a second (`paced-load.ts`), sent from a
+ * worker thread of their own (decision 0064); `label` names the pass in the latency log.
  */
-const paced = (url: string, spec: CannonRequest, rate: number, label: string): Promise<Pass> =>
+const paced = (url: string, plan: PacedRequestPlan, rate: number, label: string): Promise<Pass> =>
   measured(url, async () => {
-    const next = (): PacedRequest => {
-      const base = {
-        method: spec.method ?? 'GET',
-        path: spec.path ?? '/',
-        headers: spec.headers,
-        body: spec.body,
-      };
-      const request = typeof spec.setupRequest === 'function' ? spec.setupRequest(base, {}) : base;
-      return {
-        method: request.method ?? 'GET',
-        path: request.path ?? '/',
-        headers: request.headers,
-        body: typeof request.body === 'string' ? request.body : undefined,
-      };
-    };
     const startedAt = Date.now();
-    const result = await pacedLoad({
+    const result = await pacedLoadApart({
       origin: url,
       rate,
       durationS: DURATION_S,
       leadInS: PACED_LEAD_IN_S,
       connections: CONNECTIONS,
-      next,
+      plan,
     });
     if (LATENCY_LOG) {
       const lines = Array.from(
@@ -389,6 +376,7 @@ const paced = (url: string, spec: CannonRequest, rate: number, label: string): P
       p99: result.p99,
       errors: result.errors,
       lateP99: result.lateP99,
+      lateMax: result.lateMax,
       refused: [...result.statuses]
         .filter(([status]) => status < 200 || status > 299)
         .map(([status, count]) =>
@@ -408,6 +396,22 @@ const createRequest = (target: Target): CannonRequest => ({
     ...request,
     headers: { ...target.headers, 'Idempotency-Key': idempotencyKey() },
   }),
+});
+
+/** Creates as a paced pass sends them, each with an idempotency key of its own. */
+const createPlan = (target: Target, label: string): PacedRequestPlan => ({
+  method: 'POST',
+  paths: [target.createPath],
+  headers: target.headers,
+  body: CREATE_BODY,
+  uniqueHeader: { name: 'Idempotency-Key', prefix: `bench-${process.pid}-${label}` },
+});
+
+/** Retrieves of `ids` in turn, as a paced pass sends them. */
+const retrievePlan = (target: Target, ids: string[]): PacedRequestPlan => ({
+  method: 'GET',
+  paths: ids.map((id) => target.retrievePath(id)),
+  headers: target.headers,
 });
 
 /** `count` documents created through the target itself, for the read passes. */
@@ -688,15 +692,16 @@ async function main(): Promise<void> {
     // rate beside it, so its p99 shows what the machine itself adds at that load.
     if (apiCreate) {
       const halfCreate = Math.max(1, Math.round(apiCreate.requestsPerSecond / 2));
+      const label = (name: string) => `${name}-create-${halfCreate}`;
       rows.push([
         `create at ${halfCreate}/s`,
-        await paced(apiUrl, createRequest(api.target), halfCreate, `api-create-${halfCreate}`),
+        await paced(apiUrl, createPlan(api.target, label('api')), halfCreate, label('api')),
         floor && floorCreate
           ? await paced(
               floor.target.baseUrl,
-              createRequest(floor.target),
+              createPlan(floor.target, label('floor')),
               halfCreate,
-              `floor-create-${halfCreate}`,
+              label('floor'),
             )
           : undefined,
         false,
@@ -704,20 +709,16 @@ async function main(): Promise<void> {
     }
     if (apiRetrieve) {
       const halfRetrieve = Math.max(1, Math.round(apiRetrieve.requestsPerSecond / 2));
+      const label = (name: string) => `${name}-retrieve-${halfRetrieve}`;
       rows.push([
         `retrieve at ${halfRetrieve}/s`,
-        await paced(
-          apiUrl,
-          retrieveRequest(api.target, apiIds),
-          halfRetrieve,
-          `api-retrieve-${halfRetrieve}`,
-        ),
+        await paced(apiUrl, retrievePlan(api.target, apiIds), halfRetrieve, label('api')),
         floor && floorRetrieve
           ? await paced(
               floor.target.baseUrl,
-              retrieveRequest(floor.target, floorIds),
+              retrievePlan(floor.target, floorIds),
               halfRetrieve,
-              `floor-retrieve-${halfRetrieve}`,
+              label('floor'),
             )
           : undefined,
         false,
@@ -744,13 +745,15 @@ async function main(): Promise<void> {
       .filter(([, pass]) => pass.lateP99 !== undefined)
       .map(
         ([name, pass, reference]) =>
-          `${name} ${ms(pass.lateP99!)} ms` +
-          (reference?.lateP99 !== undefined ? ` (floor's pass ${ms(reference.lateP99)} ms)` : ''),
+          `${name} ${ms(pass.lateP99!)} ms, at most ${ms(pass.lateMax!)} ms` +
+          (reference?.lateP99 !== undefined
+            ? ` (floor's pass ${ms(reference.lateP99)} ms, at most ${ms(reference.lateMax!)} ms)`
+            : ''),
       );
     if (lateness.length > 0) {
       console.log(
         `\nPaced passes: after a ${PACED_LEAD_IN_S} s lead-in at the same rate, not counted, latency counts from ` +
-          `when each request was due; the bench itself sent them late by, ` +
+          `when each request was due; the bench's load thread sent them late by, ` +
           `at the 99th percentile: ${lateness.join('; ')}.`,
       );
     }

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pacedLoad, percentile } from './paced-load';
+import { pacedLoad, pacedLoadApart, percentile, planned, type PacedLoadResult } from './paced-load';
 
 type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
 
@@ -23,6 +23,23 @@ const servers: Server[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => new Promise((done) => server.close(done))));
 });
+
+/** A server that answers 201 and keeps what each request sent. */
+async function recording() {
+  const received: Array<{ method?: string; url?: string; key?: string; body: string }> = [];
+  const served = await serve((request, response, body) => {
+    received.push({
+      method: request.method,
+      url: request.url,
+      key: request.headers['idempotency-key'] as string | undefined,
+      body,
+    });
+    response.statusCode = 201;
+    response.end('{}');
+  });
+  servers.push(served.server);
+  return { ...served, received };
+}
 
 describe('pacedLoad', () => {
   it('sends requests spread evenly over the pass, not as many as possible at once', async () => {
@@ -120,18 +137,7 @@ describe('pacedLoad', () => {
   });
 
   it('sends each request the next callback gives, with its body and headers', async () => {
-    const received: Array<{ method?: string; url?: string; key?: string; body: string }> = [];
-    const { origin, server } = await serve((request, response, body) => {
-      received.push({
-        method: request.method,
-        url: request.url,
-        key: request.headers['idempotency-key'] as string | undefined,
-        body,
-      });
-      response.statusCode = 201;
-      response.end('{}');
-    });
-    servers.push(server);
+    const { origin, received } = await recording();
     let counter = 0;
 
     const result = await pacedLoad({
@@ -234,6 +240,88 @@ describe('pacedLoad', () => {
     expect(Object.fromEntries(result.failures)).toEqual({ timeout: 2 });
     expect(result.errors).toBe(2);
     expect(result.max).toBeGreaterThanOrEqual(200);
+  });
+});
+
+describe('planned', () => {
+  it('takes the paths in turn and gives the unique header a value no other request has', () => {
+    const next = planned({
+      method: 'POST',
+      paths: ['/a', '/b'],
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+      uniqueHeader: { name: 'Idempotency-Key', prefix: 'pass-1' },
+    });
+
+    const requests = [next(), next(), next()];
+
+    expect(requests).toEqual(
+      [0, 1, 2].map((n) => ({
+        method: 'POST',
+        path: n % 2 === 0 ? '/a' : '/b',
+        headers: { 'content-type': 'application/json', 'Idempotency-Key': `pass-1-${n}` },
+        body: '{}',
+      })),
+    );
+  });
+
+  it('sends the same headers to every request without a unique one', () => {
+    const headers = { authorization: 'Bearer x' };
+    const next = planned({ method: 'GET', paths: ['/only'], headers });
+
+    expect([next(), next()]).toEqual([
+      { method: 'GET', path: '/only', headers, body: undefined },
+      { method: 'GET', path: '/only', headers, body: undefined },
+    ]);
+  });
+});
+
+describe('pacedLoadApart', () => {
+  const plan = {
+    method: 'POST',
+    paths: ['/things/1', '/things/2'],
+    headers: { 'content-type': 'application/json' },
+    body: '{"n":1}',
+    uniqueHeader: { name: 'idempotency-key', prefix: 'apart' },
+  };
+  const pass = { rate: 100, leadInS: 0.05, durationS: 0.6, connections: 4 };
+
+  /** Runs `load` against a real server and blocks this thread for 400 ms once the first request arrived. */
+  async function blockedDuring(load: (origin: string) => Promise<PacedLoadResult>) {
+    const { origin, arrivals, received } = await recording();
+    const running = load(origin);
+    while (arrivals.length === 0) await new Promise((done) => setTimeout(done, 1));
+    const blockedFrom = performance.now();
+    while (performance.now() - blockedFrom < 400) {
+      // Busy on purpose: nothing else runs on this thread meanwhile.
+    }
+    return { result: await running, received };
+  }
+
+  it('sends on time from a thread of its own while the calling thread is blocked', async () => {
+    const { result, received } = await blockedDuring((origin) => pacedLoadApart({ origin, ...pass, plan }));
+
+    expect(result.sent).toBe(65);
+    expect(result.leadIn).toBe(5);
+    expect(result.errors).toBe(0);
+    expect(result.statuses).toEqual(new Map([[201, 65]]));
+    expect(result.byDue).toHaveLength(65);
+    // About 40 requests fell due while this thread was blocked; sent from here they would have left up to
+    // 400 ms late (the next test). The server answered them only afterwards, so their latencies do show it.
+    expect(result.lateMax).toBeLessThan(200);
+    expect(result.max).toBeGreaterThan(200);
+    expect(received.map((request) => request.key).sort()).toEqual(
+      Array.from({ length: 65 }, (_, n) => `apart-${n}`).sort(),
+    );
+    expect(received.filter((request) => request.url === '/things/1')).toHaveLength(33);
+    expect(received.every((request) => request.body === '{"n":1}')).toBe(true);
+  });
+
+  it('is what keeps the sends on time: the same pass on the calling thread sends late while it is blocked', async () => {
+    const { result } = await blockedDuring((origin) => pacedLoad({ origin, ...pass, next: planned(plan) }));
+
+    expect(result.sent).toBe(65);
+    expect(result.lateMax).toBeGreaterThan(250);
   });
 });
 

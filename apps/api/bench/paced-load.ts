@@ -7,6 +7,8 @@
  * (decision 0062).
  */
 import { Agent, request, type OutgoingHttpHeaders } from 'node:http';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 
 export interface PacedRequest {
   method: string;
@@ -62,6 +64,56 @@ export interface PacedLoadResult {
    * that is the load generator's own, on a machine it shares with the service.
    */
   lateP99: number;
+  /** The longest this process kept a request after it was due (ms): its worst stall while sending. */
+  lateMax: number;
+}
+
+/**
+ * What a pass sends, as data a worker thread can take: the paths in turn, and optionally a header whose value
+ * no other request of the pass has (`<prefix>-<n>`), such as an idempotency key.
+ */
+export interface PacedRequestPlan {
+  method: string;
+  paths: string[];
+  headers?: Record<string, string>;
+  body?: string;
+  uniqueHeader?: { name: string; prefix: string };
+}
+
+/** The requests of `plan`, one per call. */
+export function planned(plan: PacedRequestPlan): () => PacedRequest {
+  let count = 0;
+  return () => {
+    const n = count;
+    count += 1;
+    const headers = plan.uniqueHeader
+      ? Object.assign({}, plan.headers, { [plan.uniqueHeader.name]: `${plan.uniqueHeader.prefix}-${n}` })
+      : plan.headers;
+    return { method: plan.method, path: plan.paths[n % plan.paths.length]!, headers, body: plan.body };
+  };
+}
+
+/**
+ * `pacedLoad` in a worker thread of its own, its requests made there from `plan`. The thread has its own heap:
+ * what the calling thread keeps (the database client, autocannon's results, earlier passes' objects) is not in
+ * its collections, so none of the caller's collector pauses holds a request or its answer (decision 0064).
+ */
+export function pacedLoadApart(
+  options: Omit<PacedLoadOptions, 'next'> & { plan: PacedRequestPlan },
+): Promise<PacedLoadResult> {
+  const worker = new Worker(join(__dirname, 'paced-load.worker.ts'), {
+    workerData: options,
+    // The thread loads TypeScript as this file is loaded, whatever loaded the caller (tsx, or Jest's transform).
+    execArgv: ['--require', require.resolve('tsx/cjs')],
+  });
+  return new Promise((resolve, reject) => {
+    worker.once('message', (result: PacedLoadResult) => {
+      resolve(result);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the paced load's thread exited with ${code}`)));
+  });
 }
 
 /** The nearest-rank percentile of ascending `sorted` (q in 0..1). */
@@ -100,6 +152,7 @@ export function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
       const elapsedS = (performance.now() - started) / 1000;
       agent.destroy();
       const measured = latencies.slice(leadIn).sort();
+      const lateAfterLeadIn = late.slice(leadIn).sort();
       resolve({
         sent,
         requestsPerSecond: answered / elapsedS,
@@ -111,7 +164,8 @@ export function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
         failures,
         byDue: latencies,
         leadIn,
-        lateP99: percentile(late.slice(leadIn).sort(), 0.99),
+        lateP99: percentile(lateAfterLeadIn, 0.99),
+        lateMax: lateAfterLeadIn[lateAfterLeadIn.length - 1] ?? NaN,
       });
     };
 
