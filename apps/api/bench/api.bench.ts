@@ -368,7 +368,6 @@ async function checkpoint(): Promise<void> {
 const paced = async (url: string, plan: PacedRequestPlan, rate: number, label: string): Promise<Pass> => {
   await checkpoint();
   return measured(url, async () => {
-    const startedAt = Date.now();
     const result = await pacedLoadApart({
       origin: url,
       rate,
@@ -385,7 +384,7 @@ const paced = async (url: string, plan: PacedRequestPlan, rate: number, label: s
       // The pass's start as a wall-clock time, to line its requests up with what the service logged.
       appendFileSync(
         LATENCY_LOG,
-        `# ${label} started at ${startedAt} ms since the epoch\n${lines.join('\n')}\n`,
+        `# ${label} started at ${result.startedAt} ms since the epoch\n${lines.join('\n')}\n`,
       );
     }
     return {

@@ -289,17 +289,20 @@ describe('pacedLoadApart', () => {
   /** Runs `load` against a real server and blocks this thread for 400 ms once the first request arrived. */
   async function blockedDuring(load: (origin: string) => Promise<PacedLoadResult>) {
     const { origin, arrivals, received } = await recording();
+    const asked = Date.now();
     const running = load(origin);
     while (arrivals.length === 0) await new Promise((done) => setTimeout(done, 1));
     const blockedFrom = performance.now();
     while (performance.now() - blockedFrom < 400) {
       // Busy on purpose: nothing else runs on this thread meanwhile.
     }
-    return { result: await running, received };
+    return { result: await running, received, asked };
   }
 
   it('sends on time from a thread of its own while the calling thread is blocked', async () => {
-    const { result, received } = await blockedDuring((origin) => pacedLoadApart({ origin, ...pass, plan }));
+    const { result, received, asked } = await blockedDuring((origin) =>
+      pacedLoadApart({ origin, ...pass, plan }),
+    );
 
     expect(result.sent).toBe(65);
     expect(result.leadIn).toBe(5);
@@ -309,6 +312,9 @@ describe('pacedLoadApart', () => {
     // About 40 requests fell due while this thread was blocked; sent from here they would have left up to
     // 400 ms late (the next test). The server answered them only afterwards, so their latencies do show it.
     expect(result.lateMax).toBeLessThan(200);
+    // Its start is the thread's, once loaded: no earlier than the call, and stamped as a wall-clock time.
+    expect(result.startedAt).toBeGreaterThanOrEqual(asked);
+    expect(result.startedAt).toBeLessThanOrEqual(Date.now());
     expect(result.max).toBeGreaterThan(200);
     expect(received.map((request) => request.key).sort()).toEqual(
       Array.from({ length: 65 }, (_, n) => `apart-${n}`).sort(),

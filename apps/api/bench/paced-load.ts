@@ -66,6 +66,11 @@ export interface PacedLoadResult {
   lateP99: number;
   /** The longest this process kept a request after it was due (ms): its worst stall while sending. */
   lateMax: number;
+  /**
+   * When the first request was due, as a wall-clock time (ms since the epoch), to line the pass up with what
+   * others logged; in a thread of its own that is after the thread has loaded, not when it was asked for.
+   */
+  startedAt: number;
 }
 
 /**
@@ -141,6 +146,7 @@ export function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
   let answered = 0;
   let errors = 0;
   const started = performance.now();
+  const startedAt = Date.now();
 
   return new Promise((resolve) => {
     const finish = (index: number, due: number, status: number): void => {
@@ -166,6 +172,7 @@ export function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
         leadIn,
         lateP99: percentile(lateAfterLeadIn, 0.99),
         lateMax: lateAfterLeadIn[lateAfterLeadIn.length - 1] ?? NaN,
+        startedAt,
       });
     };
 
