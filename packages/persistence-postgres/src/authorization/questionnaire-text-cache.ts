@@ -10,6 +10,21 @@ const parsed = new Map<string, QuestionnaireTemplate>();
 /** Ids in `questionnaire_documents` of the shared templates this process knows to be catalog templates. */
 const storedIds = new WeakMap<QuestionnaireTemplate, string>();
 
+/**
+ * Ids of stored questionnaires this process has seen committed (a save naming it, decision 0065). Stored
+ * questionnaires are never changed or removed (a trigger refuses it), so one seen committed is there for good,
+ * and a save naming it sends no text. Bounded like the parsed texts: past the bound, the text is sent again.
+ */
+const committedIds = new Set<string>();
+
+/** Whether the stored questionnaire `id` is known to be committed (`rememberCommitted`). */
+export const isKnownCommitted = (id: string): boolean => committedIds.has(id);
+
+/** Remembers that the stored questionnaire `id` has committed: call it once its save has (`afterCommit`). */
+export function rememberCommitted(id: string): void {
+  if (committedIds.size < PARSED_QUESTIONNAIRES) committedIds.add(id);
+}
+
 /** A shared questionnaire's id: a hash of its text, so every process names the same template alike. */
 export const questionnaireDocumentId = (text: string): string =>
   `qst_${createHash('sha256').update(text).digest('base64url')}`;

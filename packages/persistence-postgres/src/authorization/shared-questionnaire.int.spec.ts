@@ -3,7 +3,9 @@ import { createInput } from '@prior-auth/domain/testing';
 import type { DataSource } from 'typeorm';
 import { openTestDataSource } from '../database/test-database';
 import { createTestTenant, testCursors, uniqueSuffix } from '../unit-of-work/testing/test-tenants';
+import { TypeOrmTransactions } from '../unit-of-work/postgres-transaction';
 import { TypeOrmUnitOfWork } from '../unit-of-work/typeorm-unit-of-work';
+import { flushWrites } from '../unit-of-work/write-batch';
 import { questionnaireDocumentId, sharedQuestionnaire } from './questionnaire-text-cache';
 import { answers, questionnaire, testContext } from './testing/authorization-builders';
 
@@ -176,7 +178,7 @@ describe('shared questionnaires', () => {
       dataSource.query('DELETE FROM questionnaire_documents WHERE id = $1', [
         questionnaireDocumentId(JSON.stringify(template)),
       ]),
-    ).rejects.toThrow(/foreign key/);
+    ).rejects.toThrow(/kept as written: DELETE refused/);
   });
 
   describe("in the events' snapshots (decision 0060)", () => {
@@ -238,7 +240,67 @@ describe('shared questionnaires', () => {
 
       await expect(
         dataSource.query('DELETE FROM questionnaire_documents WHERE id = $1', [id]),
-      ).rejects.toThrow(/foreign key/);
+      ).rejects.toThrow(/kept as written: DELETE refused/);
+    });
+  });
+
+  describe('once one naming it has committed (decision 0065)', () => {
+    /**
+     * Saves the case as an API command does (its writes held), recording in `sent` every statement its connection
+     * sent; with `rollBack`, sends the writes, then rolls them back.
+     */
+    const save = async (
+      scope: TenantScope,
+      authorization: Authorization,
+      sent: string[],
+      rollBack = false,
+    ) => {
+      await new TypeOrmTransactions(dataSource).run(
+        async (tx) => {
+          const client = (await tx.manager.queryRunner!.connect()) as { query: (...a: unknown[]) => unknown };
+          const query = client.query.bind(client);
+          client.query = (...args: unknown[]) => {
+            sent.push(`${JSON.stringify(args[0])} ${JSON.stringify(args[1] ?? null)}`);
+            return query(...args);
+          };
+          await unitOfWork.within(tx).run(scope, (ports) => ports.authorizations.save(authorization));
+          if (rollBack) {
+            await flushWrites(tx.manager);
+            throw new Error('rolled back');
+          }
+        },
+        {},
+        { holdWrites: true },
+      );
+    };
+    /** What the connection sent for one save that commits. */
+    const sentFor = async (scope: TenantScope, authorization: Authorization) => {
+      const sent: string[] = [];
+      await save(scope, authorization, sent);
+      return sent.join('\n');
+    };
+
+    it('a process sends a template with each save until one has committed, then names it only', async () => {
+      const scope = await createTestTenant(dataSource);
+      const { template, shared, id } = catalogTemplate();
+
+      // Sent and stored in a transaction that then rolled back: the process has learnt nothing.
+      const rolledBack: string[] = [];
+      await expect(save(scope, newCase(scope, shared), rolledBack, true)).rejects.toThrow('rolled back');
+      expect(rolledBack.join('\n')).toContain('INSERT INTO questionnaire_documents');
+      expect(await documents(id)).toEqual([]);
+
+      const first = await sentFor(scope, newCase(scope, shared));
+      expect(first).toContain('INSERT INTO questionnaire_documents');
+      expect(first).toContain(template.title);
+      expect(await documents(id)).toHaveLength(1);
+
+      const later = newCase(scope, shared);
+      const second = await sentFor(scope, later);
+      expect(second).not.toContain('INSERT INTO questionnaire_documents');
+      expect(second).not.toContain(template.title);
+      expect(await storedRow(later.id)).toEqual({ questionnaire: null, questionnaire_id: id });
+      expect((await load(scope, later.id))!.readState().questionnaire).toBe(shared);
     });
   });
 });

@@ -28,7 +28,13 @@ import {
   type Stored,
 } from './authorization.entity';
 import { toAuthorization, toAuthorizationRows } from './authorization.mapper';
-import { questionnaireFromText, storedQuestionnaire } from './questionnaire-text-cache';
+import {
+  isKnownCommitted,
+  questionnaireFromText,
+  rememberCommitted,
+  storedQuestionnaire,
+} from './questionnaire-text-cache';
+import { afterCommit } from '../unit-of-work/after-commit';
 import { writeSql } from '../unit-of-work/write-batch';
 
 const AUTHORIZATIONS = rowTable(AuthorizationEntity);
@@ -142,8 +148,9 @@ const loadedChildren = ({
 
 /**
  * A shared questionnaire stored once for every case that points at it (decision 0059), written with the case
- * that needs it. Its text is sent each time but read only when the document is not there yet, so the usual save
- * costs one primary-key lookup; two first saves at once meet on the key and both find it stored.
+ * that needs it until the process has seen it committed (decision 0065). Its text is read only when the document
+ * is not there yet, so such a save costs one primary-key lookup; two first saves at once meet on the key and
+ * both find it stored.
  */
 const storeSharedQuestionnaire = ({ id, text }: { id: string; text: string }) => ({
   sql: `INSERT INTO questionnaire_documents (id, document)
@@ -300,7 +307,10 @@ export class TypeOrmAuthorizationRepository implements AuthorizationRepository {
     const rows = toAuthorizationRows(state);
     const expected = authorization.persistedVersion;
     const shared = storedQuestionnaire(state.questionnaire);
-    if (shared !== null) await writeSql(this.manager, storeSharedQuestionnaire(shared));
+    if (shared !== null && !isKnownCommitted(shared.id)) {
+      await writeSql(this.manager, storeSharedQuestionnaire(shared));
+      afterCommit(this.manager, () => rememberCommitted(shared.id));
+    }
     if (expected === null) {
       const insert = insertStatement(
         AUTHORIZATIONS,

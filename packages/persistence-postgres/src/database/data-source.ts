@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { ENTITY_SCHEMAS } from '../entities';
 import { MIGRATIONS } from '../migrations';
+import { AfterCommitSubscriber } from '../unit-of-work/after-commit';
 import { MIGRATIONS_TABLE } from './migration-runner';
 
 export interface DatabaseOptions {
@@ -25,6 +26,7 @@ export function createDataSource(options: DatabaseOptions): DataSource {
     type: 'postgres',
     url: options.url,
     entities: ENTITY_SCHEMAS,
+    subscribers: [AfterCommitSubscriber],
     migrations: MIGRATIONS,
     synchronize: false,
     migrationsRun: false,

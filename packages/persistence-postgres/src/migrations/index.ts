@@ -24,6 +24,7 @@ import { CaseDocumentsAsJson1763771000000 } from './1763771000000-case-documents
 import { RefuseCommitFunction1763772000000 } from './1763772000000-refuse-commit-function';
 import { SharedQuestionnaires1763773000000 } from './1763773000000-shared-questionnaires';
 import { SnapshotQuestionnaireReferences1763774000000 } from './1763774000000-snapshot-questionnaire-references';
+import { QuestionnaireDocumentsKept1763775000000 } from './1763775000000-questionnaire-documents-kept';
 
 /** Every committed migration, oldest first. Listed explicitly so builds never depend on file globbing. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   RefuseCommitFunction1763772000000,
   SharedQuestionnaires1763773000000,
   SnapshotQuestionnaireReferences1763774000000,
+  QuestionnaireDocumentsKept1763775000000,
 ];

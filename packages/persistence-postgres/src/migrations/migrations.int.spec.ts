@@ -7,6 +7,7 @@ import { DomainEventsInAuditLog1763769000000 } from './1763769000000-domain-even
 import { CaseDocumentsAsJson1763771000000 } from './1763771000000-case-documents-as-json';
 import { SharedQuestionnaires1763773000000 } from './1763773000000-shared-questionnaires';
 import { SnapshotQuestionnaireReferences1763774000000 } from './1763774000000-snapshot-questionnaire-references';
+import { QuestionnaireDocumentsKept1763775000000 } from './1763775000000-questionnaire-documents-kept';
 import { MIGRATIONS } from './index';
 
 const TABLES = [
@@ -219,6 +220,8 @@ describe('schema migrations', () => {
     () =>
       withMigratedDatabase((dataSource) =>
         rolledBack(dataSource, async (runner) => {
+          // As the schema was then: only the foreign keys kept a stored questionnaire.
+          await new QuestionnaireDocumentsKept1763775000000().down(runner);
           const questionnaire = { id: 'tmpl_1', title: 'CPAP — “device”', groups: [] };
           await runner.query(`INSERT INTO organizations (id, name) VALUES ('org_1', 'Clinic')`);
           await runner.query(`INSERT INTO questionnaire_documents (id, document) VALUES ('qst_1', $1)`, [
@@ -291,6 +294,35 @@ describe('schema migrations', () => {
           expect(await runner.query(`SELECT to_regclass('questionnaire_documents') AS table_name`)).toEqual([
             { table_name: null },
           ]);
+        }),
+      ),
+    MIGRATIONS_TIMEOUT_MS,
+  );
+
+  it(
+    'keep every stored questionnaire as written (decision 0065), referenced or not, until reverted',
+    () =>
+      withMigratedDatabase((dataSource) =>
+        rolledBack(dataSource, async (runner) => {
+          await runner.query(`INSERT INTO questionnaire_documents (id, document) VALUES ('qst_1', '{}')`);
+          const refused = async (sql: string, operation: string) => {
+            await runner.query('SAVEPOINT s');
+            await expect(runner.query(sql)).rejects.toThrow(
+              `questionnaire_documents are kept as written: ${operation} refused`,
+            );
+            await runner.query('ROLLBACK TO SAVEPOINT s');
+          };
+          await refused(`UPDATE questionnaire_documents SET document = '{"x":1}'`, 'UPDATE');
+          await refused('DELETE FROM questionnaire_documents', 'DELETE');
+          // CASCADE, or the foreign keys that name the table refuse first.
+          await refused('TRUNCATE questionnaire_documents CASCADE', 'TRUNCATE');
+          expect(await runner.query('SELECT id, document FROM questionnaire_documents')).toEqual([
+            { id: 'qst_1', document: {} },
+          ]);
+
+          await new QuestionnaireDocumentsKept1763775000000().down(runner);
+          await runner.query('DELETE FROM questionnaire_documents');
+          expect(await runner.query('SELECT id FROM questionnaire_documents')).toEqual([]);
         }),
       ),
     MIGRATIONS_TIMEOUT_MS,
