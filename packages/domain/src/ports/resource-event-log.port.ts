@@ -15,6 +15,10 @@ export interface ResourceEventQuery {
  * change they describe, listed newest first.
  */
 export interface ResourceEventLog {
+  /**
+   * Reads what it stores of the events before it returns, and keeps none of them: an event's snapshot may be
+   * an aggregate's own state (`authorizationResourceEvents`), which changes with the aggregate afterwards.
+   */
   append(events: ResourceEvent[]): Promise<void>;
   list(query: ResourceEventQuery): Promise<Page<ResourceEvent>>;
 }

@@ -1,5 +1,6 @@
 import { Authorization } from '../authorization/authorization.aggregate';
 import { type AuthorizationState } from '../authorization/authorization.types';
+import { copySharing } from '../authorization/deep-copy';
 import { File, type FileState } from '../file/file.aggregate';
 import { ManualHandoff, type ManualHandoffState } from '../manual-handoff/manual-handoff.aggregate';
 import { type AuthorizationListQuery, type Page } from '../ports/authorization.repository.port';
@@ -187,7 +188,11 @@ export class InMemoryUnitOfWork implements UnitOfWork {
         },
       },
       events: {
-        append: async (appended) => void resourceEvents.push(...appended),
+        // As a real log stores them: read now, so later changes to an aggregate do not reach them.
+        append: async (appended) =>
+          void resourceEvents.push(
+            ...appended.map((event) => ({ ...event, snapshot: copySharing(event.snapshot) })),
+          ),
         list: async (query) =>
           page(
             [...data.events, ...resourceEvents]

@@ -3,6 +3,9 @@ import { CancelAuthorizationUseCase } from './cancel-authorization.use-case';
 import { ListEventsUseCase } from './list-events.use-case';
 import { MarkDecisionOverdueUseCase } from './mark-decision-overdue.use-case';
 import { ProcessAuthorizationUseCase } from './process-authorization.use-case';
+import { loadAuthorization } from './support/aggregate-loading.helper';
+import { saveAuthorization } from './support/aggregate-persistence.helper';
+import { authorizationContext } from './support/authorization-context.factory';
 
 /* The integrators' events (docs/decisions/0031-events-and-webhooks.md), written with each change. */
 
@@ -33,6 +36,27 @@ describe('resource events', () => {
     expect(eventsOf(created.id).slice(-2)).toEqual(['authorization.updated', 'authorization.canceled']);
     const last = h.unitOfWork.tenant(SCOPE).events.at(-1)!;
     expect(last.snapshot).toMatchObject({ kind: 'authorization', state: { status: 'canceled' } });
+  });
+
+  it('keeps the state of each save in its events when one transaction saves the same case twice', async () => {
+    const created = await h.authorizationIn('requires_input');
+    await h.unitOfWork.run(SCOPE, async (tx) => {
+      const authorization = await loadAuthorization(tx, created.id);
+      authorization.patchAnswers([], authorizationContext(h.deps));
+      await saveAuthorization(tx, h.deps.ids, authorization);
+      authorization.cancel(authorizationContext(h.deps));
+      await saveAuthorization(tx, h.deps.ids, authorization);
+    });
+    const snapshots = h.unitOfWork
+      .tenant(SCOPE)
+      .events.filter((e) => e.authorizationId === created.id)
+      .slice(-3)
+      .map((e) => [e.type, e.snapshot.kind === 'authorization' && e.snapshot.state.status]);
+    expect(snapshots).toEqual([
+      ['authorization.updated', 'requires_input'],
+      ['authorization.updated', 'canceled'],
+      ['authorization.canceled', 'canceled'],
+    ]);
   });
 
   it('lists newest first, filtered by type', async () => {

@@ -84,6 +84,20 @@ describe('events of one save', () => {
     ]);
   });
 
+  it('are read when appended: a snapshot changed later in the transaction is stored as it was', async () => {
+    // The port's contract: a case's events carry its own state, which the case may change before commit.
+    const scope = await createTestTenant(dataSource);
+    const snapshot = endpointSnapshot('we_changing', T0);
+    const appended = event(scope, 'webhook_endpoint.test', snapshot, T0);
+    await dataSource.transaction(async (manager) => {
+      await new TypeOrmResourceEventLog(manager, scope, testCursors()).append([appended]);
+      if (snapshot.kind === 'webhook_endpoint') snapshot.endpoint.description = 'changed after append';
+    });
+
+    const page = await listed(scope);
+    expect(page.items.map((e) => e.snapshot)).toEqual([endpointSnapshot('we_changing', T0)]);
+  });
+
   it('a row holds a snapshot or names the event that does, never both and never neither', async () => {
     const scope = await createTestTenant(dataSource);
     const insert = (snapshot: string | null, heldBy: string | null) =>
