@@ -328,8 +328,9 @@ async function sideBySide(api: Load, floor: Load | null): Promise<{ api: Pass; f
 
 /**
  * BENCH_LATENCY_LOG=<file>: each paced request's latency, appended as `<pass> <ms after the start it was due>
- * <latency ms>` lines, to see when in a pass the slow ones came (together, or spread out). The lead-in's
- * requests come first, due before `PACED_LEAD_IN_S`.
+ * <latency ms> <ms the bench sent it late>` lines, to see when in a pass the slow ones came (together, or spread
+ * out) and whether the wait was the service's or the bench's own. The lead-in's requests come first, due before
+ * `PACED_LEAD_IN_S`.
  */
 const LATENCY_LOG = process.env.BENCH_LATENCY_LOG;
 
@@ -379,7 +380,8 @@ const paced = async (url: string, plan: PacedRequestPlan, rate: number, label: s
     if (LATENCY_LOG) {
       const lines = Array.from(
         result.byDue,
-        (latency, i) => `${label} ${((i * 1000) / rate).toFixed(1)} ${latency.toFixed(1)}`,
+        (latency, i) =>
+          `${label} ${((i * 1000) / rate).toFixed(1)} ${latency.toFixed(1)} ${result.lateByDue[i]!.toFixed(1)}`,
       );
       // The pass's start as a wall-clock time, to line its requests up with what the service logged.
       appendFileSync(

@@ -328,6 +328,9 @@ describe('pacedLoadApart', () => {
 
     expect(result.sent).toBe(65);
     expect(result.lateMax).toBeGreaterThan(250);
+    // Each request's own lateness, in the order they were due: the worst of those measured is the pass's.
+    expect(result.lateByDue).toHaveLength(65);
+    expect(Math.max(...result.lateByDue.subarray(result.leadIn))).toBe(result.lateMax);
   });
 });
 

@@ -57,6 +57,11 @@ export interface PacedLoadResult {
    * the first `leadIn` are the lead-in's.
    */
   byDue: Float64Array;
+  /**
+   * How late this process sent each request (ms), in the same order as `byDue`: where a request's latency was
+   * the load generator's own, and where it was the service's.
+   */
+  lateByDue: Float64Array;
   /** How many requests the lead-in sent. */
   leadIn: number;
   /**
@@ -169,6 +174,7 @@ export function pacedLoad(options: PacedLoadOptions): Promise<PacedLoadResult> {
         statuses,
         failures,
         byDue: latencies,
+        lateByDue: late,
         leadIn,
         lateP99: percentile(lateAfterLeadIn, 0.99),
         lateMax: lateAfterLeadIn[lateAfterLeadIn.length - 1] ?? NaN,
