@@ -1,5 +1,9 @@
-import type { QuestionnaireTemplate } from './questionnaire.types';
-import { COMPILED_TEMPLATE_CACHE_SIZE, compileTemplate } from './template-compiler';
+import type { DocumentRequirement, QuestionnaireTemplate } from './questionnaire.types';
+import {
+  COMPILED_TEMPLATE_CACHE_SIZE,
+  compileDocumentRequirements,
+  compileTemplate,
+} from './template-compiler';
 import { item, template } from './testing/template-builder';
 
 let counter = 0;
@@ -55,5 +59,30 @@ describe('compileTemplate: one compilation per template version', () => {
     const compiled = compileTemplate(first);
     for (let i = 0; i < COMPILED_TEMPLATE_CACHE_SIZE; i += 1) compileTemplate(fresh());
     expect(compileTemplate(storedCopy(first))).not.toBe(compiled);
+  });
+});
+
+describe('compileDocumentRequirements', () => {
+  const requirements = (): DocumentRequirement[] => [
+    {
+      type: 'clinical_notes',
+      label: 'Notes',
+      message: 'Attach notes.',
+      requiredWhen: { linkId: 'a', operator: 'exists', exists: true },
+    },
+  ];
+
+  it('compiles an array it was just given once, and keeps only the last array per template', () => {
+    const compiled = compileTemplate(fresh());
+    const first = requirements();
+    const once = compileDocumentRequirements(compiled, first);
+    expect(compileDocumentRequirements(compiled, first)).toBe(once);
+    // An equal array is another case's: compiled on its own, and then the first one is compiled anew.
+    const other = compileDocumentRequirements(compiled, requirements());
+    expect(other).not.toBe(once);
+    expect(other.map((entry) => entry.requirement)).toEqual(first);
+    const again = compileDocumentRequirements(compiled, first);
+    expect(again).not.toBe(once);
+    expect(again.map((entry) => entry.requirement)).toEqual(first);
   });
 });

@@ -96,9 +96,15 @@ export const COMPILED_TEMPLATE_CACHE_SIZE = 256;
 /** Serializations of one id and version differ only in key order (a stored copy against the original). */
 const VARIANTS_PER_VERSION = 4;
 const compiledVersions = new Map<string, Array<{ serialized: string; compiled: CompiledTemplate }>>();
-const compiledDocuments = new WeakMap<
+/*
+ * The last document requirements compiled against each template, and what they compiled to, so one that is
+ * compiled again (a request that reads a case twice) is compiled once. Only the last is kept per template: a
+ * weak map keyed by each array kept every case's compilation, since V8's young-generation collections keep a
+ * weak map's values until a full collection (docs/performance.md, twenty-ninth round).
+ */
+const lastCompiledDocuments = new WeakMap<
   CompiledTemplate,
-  WeakMap<readonly DocumentRequirement[], readonly CompiledDocumentRequirement[]>
+  { documentRequirements: readonly DocumentRequirement[]; result: readonly CompiledDocumentRequirement[] }
 >();
 
 /**
@@ -141,14 +147,13 @@ function versionKeyOf(template: QuestionnaireTemplate): string | undefined {
   return typeof id === 'string' && typeof version === 'string' ? JSON.stringify([id, version]) : undefined;
 }
 
-/** Compiles document requirements against a compiled template (memoised per array); throws `template_invalid`. */
+/** Compiles document requirements against a compiled template (the last array memoised); throws `template_invalid`. */
 export function compileDocumentRequirements(
   compiled: CompiledTemplate,
   documentRequirements: readonly DocumentRequirement[],
 ): readonly CompiledDocumentRequirement[] {
-  let perTemplate = compiledDocuments.get(compiled);
-  const cached = perTemplate?.get(documentRequirements);
-  if (cached) return cached;
+  const last = lastCompiledDocuments.get(compiled);
+  if (last?.documentRequirements === documentRequirements) return last.result;
   const problems: TemplateProblem[] = [];
   const scope = scopeOf(compiled.items, compiled.indexByLinkId);
   const result = documentRequirements.map((requirement): CompiledDocumentRequirement => {
@@ -165,11 +170,7 @@ export function compileDocumentRequirements(
     return { requirement, requiredWhen };
   });
   if (problems.length > 0) throw templateInvalid(compiled.template.id, problems);
-  if (!perTemplate) {
-    perTemplate = new WeakMap();
-    compiledDocuments.set(compiled, perTemplate);
-  }
-  perTemplate.set(documentRequirements, result);
+  lastCompiledDocuments.set(compiled, { documentRequirements, result });
   return result;
 }
 

@@ -4,6 +4,7 @@ import {
   chainStatements,
   columnValue,
   insertStatement,
+  jsonText,
   rememberJson,
   rowTable,
   TextMemo,
@@ -142,6 +143,12 @@ describe('columnValue', () => {
     expect(columnValue(NOTES, { id: 'a', body: document, title: 't' }, 'body')).toBe('{"a": 1, "b": 2}');
     expect(columnValue(NOTES, { id: 'a', body: { b: 2, a: 1 }, title: 't' }, 'body')).toBe('{"b":2,"a":1}');
     expect(columnValue(NOTES, { id: 'a', body: null, title: 't' }, 'body')).toBeNull();
+  });
+
+  it('sends a text already serialized as it is', () => {
+    const body = jsonText('{"b": 2, "a": 1}');
+    expect(columnValue(NOTES, { id: 'a', body, title: 't' }, 'body')).toBe('{"b": 2, "a": 1}');
+    expect(Object.isFrozen(body)).toBe(true);
   });
 
   it('serializes a `json` column as it does a `jsonb` one (decision 0054), arrays included', () => {

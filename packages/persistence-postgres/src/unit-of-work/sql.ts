@@ -173,11 +173,20 @@ export function rememberJson(document: object, text: string): void {
 /** The JSON text recorded for `document` by `rememberJson`, if any. */
 export const rememberedJson = (document: object): string | undefined => knownJson.get(document);
 
+/**
+ * A JSON parameter already serialized. The text is held by the object itself, not by an entry of `knownJson`:
+ * V8's young-generation collections keep a weak map's values until a full collection, so a text per saved
+ * event kept there was moved to the old generation and filled it (docs/performance.md, twenty-ninth round).
+ */
+class JsonText {
+  constructor(readonly text: string) {
+    Object.freeze(this);
+  }
+}
+
 /** A JSON parameter already serialized: `columnValue` sends `text` as it is. */
 export function jsonText(text: string): object {
-  const holder = Object.freeze({});
-  knownJson.set(holder, text);
-  return holder;
+  return new JsonText(text);
 }
 
 /**
@@ -188,6 +197,7 @@ export function columnValue<Row>(table: RowTable<Row>, row: Row, column: keyof R
   const value = row[column];
   if (!table.json.has(column)) return value;
   if (value === null || value === undefined) return null;
+  if (value instanceof JsonText) return value.text;
   return (typeof value === 'object' && knownJson.get(value)) || JSON.stringify(value);
 }
 

@@ -225,8 +225,6 @@ const targetOf = (statement: SqlStatement): Target =>
 const conflicts = (a: Target, b: Target): boolean =>
   a.table === '' || b.table === '' || (a.table === b.table && !(a.insertOnly && b.insertOnly));
 
-const batches = new WeakMap<QueryRunner, WriteBatch>();
-
 export interface BatchOptions {
   /**
    * Opens the transaction with its first statement instead of at `START TRANSACTION` (decision 0055), and runs
@@ -239,7 +237,21 @@ export interface BatchOptions {
 
 type TransactionState = 'deferred' | 'open' | 'committed';
 
-const states = new WeakMap<QueryRunner, { state: TransactionState; open: () => Promise<void> }>();
+/**
+ * What `batchWrites` keeps for a runner's transaction: on the runner itself, like its wrapped `query`, rather
+ * than in a weak map keyed by the runner. V8's young-generation collections keep a weak map's values until a
+ * full collection, so every command's held statements were moved to the old generation and filled it
+ * (docs/performance.md, twenty-ninth round).
+ */
+const BATCHING = Symbol('batched writes');
+
+interface Batching {
+  batch: WriteBatch;
+  transaction: { state: TransactionState; open: () => Promise<void> };
+}
+
+const batchingOf = (runner: QueryRunner | undefined): Batching | undefined =>
+  runner === undefined ? undefined : (runner as QueryRunner & { [BATCHING]?: Batching })[BATCHING];
 
 /** What a statement the runner was asked for but did not need to send answers. */
 const NOT_SENT = { records: [] };
@@ -299,8 +311,7 @@ export function batchWrites(runner: QueryRunner, options: BatchOptions = {}): Wr
     else if (!transaction.opening) await batch.flush();
     return query(sql, parameters, structured);
   };
-  batches.set(runner, batch);
-  states.set(runner, transaction);
+  (runner as QueryRunner & { [BATCHING]?: Batching })[BATCHING] = { batch, transaction };
   return batch;
 }
 
@@ -309,8 +320,7 @@ export function batchWrites(runner: QueryRunner, options: BatchOptions = {}): Wr
  * can (`WriteBatch.commitAlone`) and says whether it did; a transaction with nothing held has nothing to commit.
  */
 async function commitAlone(runner: QueryRunner): Promise<boolean> {
-  const transaction = states.get(runner);
-  const batch = batches.get(runner);
+  const { transaction, batch } = batchingOf(runner) ?? {};
   if (transaction?.state !== 'deferred' || batch === undefined) return false;
   if (batch.isEmpty || batch.canCommitAlone) {
     // Settled first: whatever the statement's fate, the transaction is not opened for it afterwards.
@@ -336,7 +346,7 @@ export async function writeSql(
     ? (statements as readonly SqlStatement[])
     : [statements as SqlStatement];
   if (list.length === 0) return;
-  const batch = manager.queryRunner === undefined ? undefined : batches.get(manager.queryRunner);
+  const batch = batchingOf(manager.queryRunner)?.batch;
   if (batch !== undefined) {
     for (const [index, statement] of list.entries()) {
       await batch.hold({ statement, ...(index === list.length - 1 ? { then, ...held } : {}) });
@@ -358,13 +368,12 @@ export async function commitWrites(manager: EntityManager): Promise<void> {
   const runner = manager.queryRunner;
   if (runner === undefined) return;
   if (await commitAlone(runner)) return;
-  const transaction = states.get(runner);
-  if (transaction?.state === 'deferred') await transaction.open();
-  await batches.get(runner)?.flush();
+  const batching = batchingOf(runner);
+  if (batching?.transaction.state === 'deferred') await batching.transaction.open();
+  await batching?.batch.flush();
 }
 
 /** Sends the writes the manager's transaction holds, if it holds any. */
 export async function flushWrites(manager: EntityManager): Promise<void> {
-  const batch = manager.queryRunner === undefined ? undefined : batches.get(manager.queryRunner);
-  await batch?.flush();
+  await batchingOf(manager.queryRunner)?.batch.flush();
 }
