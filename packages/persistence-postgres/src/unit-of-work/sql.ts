@@ -176,7 +176,7 @@ export const rememberedJson = (document: object): string | undefined => knownJso
 /**
  * A JSON parameter already serialized. The text is held by the object itself, not by an entry of `knownJson`:
  * V8's young-generation collections keep a weak map's values until a full collection, so a text per saved
- * event kept there was moved to the old generation and filled it (docs/performance.md, twenty-ninth round).
+ * event kept there was moved to the old generation (docs/performance.md, twenty-ninth round).
  */
 class JsonText {
   constructor(readonly text: string) {

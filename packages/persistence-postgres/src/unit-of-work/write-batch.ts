@@ -240,7 +240,7 @@ type TransactionState = 'deferred' | 'open' | 'committed';
 /**
  * What `batchWrites` keeps for a runner's transaction: on the runner itself, like its wrapped `query`, rather
  * than in a weak map keyed by the runner. V8's young-generation collections keep a weak map's values until a
- * full collection, so every command's held statements were moved to the old generation and filled it
+ * full collection, so every command's held statements were moved to the old generation
  * (docs/performance.md, twenty-ninth round).
  */
 const BATCHING = Symbol('batched writes');
