@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { ClientBase } from 'pg';
 import { DataSource } from 'typeorm';
 import { ENTITY_SCHEMAS } from '../entities';
 import { MIGRATIONS } from '../migrations';
@@ -39,9 +40,23 @@ export function createDataSource(options: DatabaseOptions): DataSource {
       statement_timeout: options.statementTimeoutMs ?? 15_000,
       connectionTimeoutMillis: 10_000,
       idleTimeoutMillis: 30_000,
+      onConnect: listenForClientErrors,
     },
   });
 }
+
+/**
+ * node-postgres's pool takes its own `error` listener off a connection for as long as it is checked out, and
+ * an `error` event nobody hears ends the process. TypeORM listens while a query runner holds the connection,
+ * but a database restart once raised an unheard one during the outage test all the same. So every
+ * connection hears its errors for its whole life: the error also fails whatever the connection runs next
+ * (a retryable "database unavailable"), and the pool discards a broken connection when it comes back.
+ */
+function listenForClientErrors(client: ClientBase): void {
+  client.on('error', ignoreClientError);
+}
+
+const ignoreClientError = (): void => undefined;
 
 /** Liveness of the database for `/health`: one round trip with a short timeout. */
 export async function pingDatabase(dataSource: DataSource, timeoutMs = 2_000): Promise<boolean> {
