@@ -1,6 +1,12 @@
 import type { DomainEventEnvelope, TenantScope } from '@prior-auth/domain';
 import type { EntityManager } from 'typeorm';
-import { insertStatement, rowTable, runSql, type SqlStatement } from '../unit-of-work/sql';
+import {
+  insertManyStatement,
+  insertStatement,
+  rowTable,
+  runSql,
+  type SqlStatement,
+} from '../unit-of-work/sql';
 import { AuditLogEntity, type AuditLogRow } from './audit-log.entity';
 
 const AUDIT_LOG = rowTable(AuditLogEntity);
@@ -24,29 +30,23 @@ export interface AuditEntry {
 export class TypeOrmAuditLog {
   constructor(private readonly manager: EntityManager) {}
 
+  /**
+   * One statement whose text is the same for any number of entries (the read audit writes batches of every
+   * size), prepared on the pool's connections when the manager has no transaction.
+   */
   async append(entries: readonly AuditEntry[]): Promise<void> {
-    const insert = this.appendStatement(entries);
-    if (insert !== null) await runSql(this.manager, insert.sql, insert.parameters);
+    if (entries.length === 0) return;
+    const insert = insertManyStatement(AUDIT_LOG, auditRows(entries));
+    await runSql(this.manager, insert.sql, insert.parameters, { prepared: true });
   }
 
-  /** The INSERT that `append` runs (null for no entries), for a caller that sends it with other writes. */
+  /**
+   * An INSERT of `entries` (null for none) for a caller that sends it with other writes: a `VALUES` list, as
+   * the other writes of a command are, whose text is made once per number of rows (a command writes a few).
+   */
   appendStatement(entries: readonly AuditEntry[]): SqlStatement | null {
     if (entries.length === 0) return null;
-    const rows = entries.map(
-      (entry) =>
-        ({
-          organization_id: entry.scope.organizationId,
-          environment: entry.scope.environment,
-          occurred_at: entry.occurredAt,
-          actor: entry.actor,
-          action: entry.action,
-          subject_type: entry.subjectType,
-          subject_id: entry.subjectId,
-          request_id: entry.requestId ?? null,
-          details: entry.details ?? {},
-        }) as AuditLogRow,
-    );
-    return insertStatement(AUDIT_LOG, rows);
+    return insertStatement(AUDIT_LOG, auditRows(entries));
   }
 
   /** One audit row per domain event, what happened to which aggregate and for whom (null for no events). */
@@ -73,3 +73,19 @@ function eventEntries(
     details: { eventId: event.id, ...event.payload },
   }));
 }
+
+const auditRows = (entries: readonly AuditEntry[]): AuditLogRow[] =>
+  entries.map(
+    (entry) =>
+      ({
+        organization_id: entry.scope.organizationId,
+        environment: entry.scope.environment,
+        occurred_at: entry.occurredAt,
+        actor: entry.actor,
+        action: entry.action,
+        subject_type: entry.subjectType,
+        subject_id: entry.subjectId,
+        request_id: entry.requestId ?? null,
+        details: entry.details ?? {},
+      }) as AuditLogRow,
+  );

@@ -3,6 +3,7 @@ import {
   appendedTo,
   chainStatements,
   columnValue,
+  insertManyStatement,
   insertStatement,
   jsonText,
   rememberJson,
@@ -63,6 +64,40 @@ describe('insertStatement', () => {
     const chained = chainStatements([first, second]);
     expect(chained.sql).toContain('VALUES ($4, $5, $6), ($7, $5, $8)');
     expect(chained.parameters).toEqual(['z', null, 't', 'a', '{"x":1}', 'u', 'b', 'v']);
+  });
+});
+
+describe('insertManyStatement', () => {
+  it('has one text for any number of rows, and sends each column as the array of its values', () => {
+    const one = insertManyStatement(NOTES, [{ id: 'a', body: { x: 1 }, title: 't' }]);
+    const three = insertManyStatement(NOTES, [
+      { id: 'a', body: { x: 1 }, title: 't' },
+      { id: 'b', body: null, title: 'u' },
+      { id: 'c', body: [], title: 'v' },
+    ]);
+    expect(one.sql).toBe(
+      'INSERT INTO notes (id, body, title) SELECT * FROM unnest($1::text[], $2::jsonb[], $3::text[])',
+    );
+    expect(three.sql).toBe(one.sql);
+    // JSON documents go as their text, so node-postgres quotes each into the array literal as a string.
+    expect(three.parameters).toEqual([
+      ['a', 'b', 'c'],
+      ['{"x":1}', null, '[]'],
+      ['t', 'u', 'v'],
+    ]);
+  });
+
+  it('refuses a table with a column whose type its schema does not name', () => {
+    const untyped = rowTable(
+      new EntitySchema<{ id: string; title: string }>({
+        name: 'untyped_note',
+        tableName: 'untyped_notes',
+        columns: { id: { type: 'text', primary: true }, title: { type: String } },
+      }),
+    );
+    expect(() => insertManyStatement(untyped, [{ id: 'a', title: 't' }])).toThrow(
+      'untyped_notes.title has no type in its schema',
+    );
   });
 });
 

@@ -141,6 +141,8 @@ export interface RowTable<Row> {
   columns: Array<keyof Row & string>;
   /** JSON and JSONB columns: their values are sent as JSON text. */
   json: ReadonlySet<string>;
+  /** Each insertable column's PostgreSQL type as the schema names it (`text`, `timestamptz`, …), when it does. */
+  types: Readonly<Partial<Record<keyof Row & string, string>>>;
 }
 
 export function rowTable<Row>(schema: EntitySchema<Row>): RowTable<Row> {
@@ -148,14 +150,16 @@ export function rowTable<Row>(schema: EntitySchema<Row>): RowTable<Row> {
   if (!options.tableName) throw new Error(`entity ${options.name} has no tableName`);
   const columns: Array<keyof Row & string> = [];
   const json = new Set<string>();
+  const types: Partial<Record<keyof Row & string, string>> = {};
   for (const [name, column] of Object.entries(options.columns) as Array<
     [keyof Row & string, { type?: unknown; generated?: unknown; insert?: boolean } | undefined]
   >) {
     if (!column || column.generated !== undefined || column.insert === false) continue;
     columns.push(name);
+    if (typeof column.type === 'string') types[name] = column.type;
     if (column.type === 'json' || column.type === 'jsonb') json.add(name);
   }
-  return { table: options.tableName, columns, json };
+  return { table: options.tableName, columns, json, types };
 }
 
 /**
@@ -259,6 +263,26 @@ export function insertStatement<Row>(
           .join(', ')})`,
     );
     return `INSERT INTO ${table.table} (${table.columns.join(', ')}) VALUES ${tuples.join(', ')} ${tail}`.trim();
+  });
+  return { sql, parameters };
+}
+
+/**
+ * `INSERT INTO t (…) SELECT * FROM unnest($1::type[], …)` for `rows`: one parameter per column, the array of
+ * its values, so the text is the same however many rows there are. For batches of many rows and varying size
+ * (the read audit's, decision 0035): a `VALUES` list per batch size made a new text of tens of kilobytes for
+ * nearly every batch, for PostgreSQL to parse and plan each time (docs/performance.md, thirtieth round).
+ * Every column needs its type in the schema.
+ */
+export function insertManyStatement<Row>(table: RowTable<Row>, rows: readonly Row[]): SqlStatement {
+  const parameters = table.columns.map((column) => rows.map((row) => columnValue(table, row, column)));
+  const sql = generatedTexts(table).get('insert many', () => {
+    const arrays = table.columns.map((column, i) => {
+      const type = table.types[column];
+      if (type === undefined) throw new Error(`${table.table}.${column} has no type in its schema`);
+      return `$${i + 1}::${type}[]`;
+    });
+    return `INSERT INTO ${table.table} (${table.columns.join(', ')}) SELECT * FROM unnest(${arrays.join(', ')})`;
   });
   return { sql, parameters };
 }
