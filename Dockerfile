@@ -44,4 +44,4 @@ FROM runtime AS api
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "--max-semi-space-size=32", "apps/api/dist/main.js"]
+CMD ["node", "--max-semi-space-size=32", "--no-flush-bytecode", "apps/api/dist/main.js"]
