@@ -7,8 +7,8 @@
  * most die first. A create costs about a sixth less CPU for about 40 MB more resident memory
  * (docs/performance.md, fourteenth round; decision 0056). It can only be set when the process starts.
  *
- * `--no-flush-bytecode` keeps the compiled code of functions that have not run for a while. V8 drops it after a
- * few full collections, so the code of one kind of request came back to an interpreter when other kinds had
- * held the process for a minute, and that kind's first burst fell far behind (decision 0066).
+ * `--no-flush-bytecode` keeps the compiled code of functions that have not run for a while (V8 drops it after a
+ * few full collections). Without it, a kind of request that came back after a minute of others often fell far
+ * behind in its first seconds (decision 0066).
  */
 export const API_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32', '--no-flush-bytecode'];
